@@ -1,0 +1,84 @@
+-- reclib: the database's one definition. Applied on open (src/db/migrate.ts); the version below
+-- is PRAGMA user_version. A later change adds a numbered migration and bumps the version.
+-- version: 1
+-- Times are Unix milliseconds. Secrets are never stored: credentials keep a SHA-256 hash only and
+-- webhook secrets are derived from the master secret file.
+
+CREATE TABLE IF NOT EXISTS accounts (
+  id              TEXT PRIMARY KEY,
+  name            TEXT NOT NULL,
+  password_hash   TEXT,                       -- scrypt$N$r$p$salt$hash, null: no password login
+  app_integration TEXT NOT NULL UNIQUE,       -- the integration identity of the owner's sessions (app)
+  created_at      INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS api_keys (
+  id             TEXT PRIMARY KEY,            -- key_…
+  account_id     TEXT NOT NULL REFERENCES accounts(id),
+  name           TEXT NOT NULL,
+  permissions    TEXT NOT NULL,               -- JSON array of permission names
+  integration_id TEXT NOT NULL UNIQUE,        -- int_…, one per key
+  secret_hash    TEXT NOT NULL UNIQUE,        -- sha256 hex of the rlk_ secret
+  created_at     INTEGER NOT NULL,
+  expires_at     INTEGER NOT NULL,
+  last_used_at   INTEGER,
+  revoked_at     INTEGER
+);
+CREATE INDEX IF NOT EXISTS api_keys_account ON api_keys(account_id, created_at);
+
+CREATE TABLE IF NOT EXISTS sessions (
+  id          TEXT PRIMARY KEY,               -- ses_…
+  account_id  TEXT NOT NULL REFERENCES accounts(id),
+  token_hash  TEXT NOT NULL UNIQUE,           -- sha256 hex of the rls_ token
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  ended_at    INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS devices (
+  account_id        TEXT NOT NULL REFERENCES accounts(id),
+  id                TEXT NOT NULL,
+  name              TEXT NOT NULL,
+  model             TEXT NOT NULL CHECK (model IN ('ring', 'pin', 'pendant')),
+  settings_revision INTEGER NOT NULL DEFAULT 1, -- the settings ETag
+  created_at        INTEGER NOT NULL,
+  PRIMARY KEY (account_id, id)
+);
+
+-- Immutable input-mapping revisions (v1 /input-mappings). The newest revision of a device is its
+-- v2 settings; a v2 settings PATCH appends one.
+CREATE TABLE IF NOT EXISTS input_mappings (
+  seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id  TEXT NOT NULL REFERENCES accounts(id),
+  id          TEXT NOT NULL,
+  device_id   TEXT NOT NULL,
+  inputs      TEXT NOT NULL,                  -- JSON object input → clip|memo (complete mapping)
+  created_at  INTEGER NOT NULL,
+  UNIQUE (account_id, id)
+);
+CREATE INDEX IF NOT EXISTS input_mappings_device ON input_mappings(account_id, device_id, created_at, seq);
+
+-- The event feed. seq is the public event id; AUTOINCREMENT keeps ids monotonic even after deletes.
+CREATE TABLE IF NOT EXISTS events (
+  seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id   TEXT NOT NULL REFERENCES accounts(id),
+  type         TEXT NOT NULL,
+  recording_id TEXT NOT NULL,
+  revision     INTEGER NOT NULL,
+  created_at   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_account_seq ON events(account_id, seq);
+
+CREATE TABLE IF NOT EXISTS webhooks (
+  id           TEXT PRIMARY KEY,              -- wh_…; its secret is derived from the master secret
+  account_id   TEXT NOT NULL REFERENCES accounts(id),
+  url          TEXT NOT NULL,
+  events       TEXT NOT NULL,                 -- JSON array of event type names
+  payload_mode TEXT NOT NULL DEFAULT 'default' CHECK (payload_mode IN ('default', 'text')),
+  rules        TEXT,                          -- JSON { prefix?, captureInput?, kind? } or null
+  status       TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
+  created_at   INTEGER NOT NULL,
+  created_seq  INTEGER NOT NULL DEFAULT 0,    -- events.seq high-water mark at creation
+  disabled_at  INTEGER
+);
+CREATE INDEX IF NOT EXISTS webhooks_account ON webhooks(account_id, status);

@@ -1,0 +1,113 @@
+// Admin commands: accounts, sessions, keys, devices, backup (CONTRACT §2).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { keyMetadata } from '../services/auth';
+import { print, table, type CommonOpts } from './output';
+import { common, intOption, withServices } from './program';
+
+const readStdin = async (): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+};
+
+const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+export function registerAdminCommands(program: Command): void {
+  const accounts = program.command('accounts').description('manage accounts');
+  common(accounts.command('create').description('create an account'))
+    .requiredOption('--name <name>', 'account name')
+    .option('--password-stdin', 'read a login password (for POST /api/session) from standard input')
+    .action((opts: CommonOpts & { name: string; passwordStdin?: boolean }) =>
+      withServices(opts, async (s) => {
+        const password = opts.passwordStdin ? await readStdin() : undefined;
+        const a = s.auth.createAccount(opts.name, password);
+        print(opts, { account: { id: a.id, name: a.name } }, `created account ${a.id} (${a.name})`);
+      }),
+    );
+  common(accounts.command('list').description('list accounts')).action((opts: CommonOpts) =>
+    withServices(opts, (s) => {
+      const rows = s.auth.store.accounts().map((a) => ({ id: a.id, name: a.name, createdAt: a.created_at }));
+      print(opts, { accounts: rows }, table(rows, ['id', 'name', 'createdAt']));
+    }),
+  );
+
+  const sessions = program.command('sessions').description('manage sign-in sessions');
+  common(sessions.command('create').description('create a session token for an account'))
+    .requiredOption('--account <id>', 'account id')
+    .addOption(intOption('--ttl-hours <n>', 'lifetime in hours (default 720 = 30 days)'))
+    .action((opts: CommonOpts & { account: string; ttlHours?: number }) =>
+      withServices(opts, (s) => {
+        const session = s.auth.createSession(opts.account, opts.ttlHours);
+        print(opts, { session }, `session token (shown once): ${session.token}\nexpires at ${new Date(session.expiresAt).toISOString()}`);
+      }),
+    );
+
+  const keys = program.command('keys').description('manage API keys');
+  common(keys.command('create').description('create an API key; the secret is shown once'))
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--name <name>', 'key name')
+    .requiredOption('--permissions <list>', 'comma list, e.g. recordings:read,recordings:create')
+    .addOption(intOption('--expiry <days>', 'lifetime in days, 1-365 (default 90)'))
+    .action((opts: CommonOpts & { account: string; name: string; permissions: string; expiry?: number }) =>
+      withServices(opts, (s) => {
+        const r = s.auth.createKey(opts.account, { name: opts.name, permissions: list(opts.permissions), expiry: opts.expiry });
+        print(opts, r, `created key ${r.key.id} (${r.key.permissions.join(',')}), expires ${new Date(r.key.expiresAt).toISOString()}\nsecret (shown once): ${r.secret}`);
+      }),
+    );
+  common(keys.command('list').description('list API keys (no secrets)'))
+    .requiredOption('--account <id>', 'account id')
+    .action((opts: CommonOpts & { account: string }) =>
+      withServices(opts, (s) => {
+        const rows = s.auth.listKeys(opts.account);
+        print(opts, { keys: rows }, table(rows as unknown as Array<Record<string, unknown>>, ['id', 'name', 'permissions', 'expiresAt', 'revokedAt']));
+      }),
+    );
+  common(keys.command('revoke').description('revoke an API key; the next request with it gets 401'))
+    .requiredOption('--account <id>', 'account id')
+    .argument('<keyId>', 'key id (key_…)')
+    .action((keyId: string, opts: CommonOpts & { account: string }) =>
+      withServices(opts, (s) => {
+        s.auth.revokeKey(opts.account, keyId);
+        const key = s.auth.store.key(opts.account, keyId);
+        print(opts, { key: key ? keyMetadata(key) : null }, `revoked ${keyId}`);
+      }),
+    );
+
+  const devices = program.command('devices').description('manage devices');
+  common(devices.command('add').description('register a device'))
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--id <deviceId>', 'device id')
+    .requiredOption('--name <name>', 'device name')
+    .requiredOption('--model <model>', 'ring | pin | pendant')
+    .action((opts: CommonOpts & { account: string; id: string; name: string; model: string }) =>
+      withServices(opts, (s) => {
+        s.auth.account(opts.account);
+        const device = s.devices.add(opts.account, { id: opts.id, name: opts.name, model: opts.model });
+        print(opts, { device }, `added ${device.model} ${device.id} (${device.name})`);
+      }),
+    );
+  common(devices.command('list').description('list devices'))
+    .requiredOption('--account <id>', 'account id')
+    .action((opts: CommonOpts & { account: string }) =>
+      withServices(opts, (s) => {
+        const rows = s.devices.list(opts.account);
+        print(opts, { devices: rows }, table(rows as unknown as Array<Record<string, unknown>>, ['id', 'name', 'model']));
+      }),
+    );
+
+  common(program.command('backup').description('write a consistent copy of the database while the server runs'))
+    .requiredOption('--to <file>', 'destination file (must not exist)')
+    .action((opts: CommonOpts & { to: string }) =>
+      withServices(opts, async (s) => {
+        if (fs.existsSync(opts.to)) throw new Error(`${opts.to} already exists; choose a new file`);
+        fs.mkdirSync(path.dirname(path.resolve(opts.to)), { recursive: true });
+        // SQLite's online backup API: copies pages in steps and restarts if a writer changes them,
+        // so the copy is a consistent snapshot while the server keeps writing.
+        const result = await s.core.db.backup(opts.to);
+        const bytes = fs.statSync(opts.to).size;
+        print(opts, { backup: { file: path.resolve(opts.to), pages: result.totalPages, bytes } }, `backup written to ${opts.to} (${bytes} bytes)`);
+      }),
+    );
+}

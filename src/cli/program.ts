@@ -1,0 +1,47 @@
+// The admin CLI (CONTRACT §2). Commands call services on the same database file the server
+// uses (WAL, so they may run while it runs); nothing goes over HTTP.
+import { Command, Option } from 'commander';
+import { loadConfig, type ConfigFlags } from '../config';
+import { openRuntime } from '../runtime';
+import type { Services } from '../services';
+import { registerAdminCommands } from './admin-commands';
+import { fail, type CommonOpts } from './output';
+import { registerServe } from './serve-command';
+
+/** Adds --db and --json to a leaf command. */
+export const common = (cmd: Command): Command =>
+  cmd
+    .option('--db <file>', 'SQLite database file (env RECLIB_DB, default ./data/reclib.db)')
+    .option('--json', 'print exactly one JSON object on stdout');
+
+/** Runs an admin action on a freshly opened runtime and closes it afterwards. */
+export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>): Promise<void> {
+  let services: Services | undefined;
+  try {
+    services = openRuntime(loadConfig({ db: opts.db } satisfies ConfigFlags));
+    await action(services);
+  } catch (e) {
+    fail(e);
+  } finally {
+    services?.core.db.close();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('reclib')
+    .description('reclib: a self-hosted recording library server (clips, memos, search, webhooks) on one SQLite file')
+    .showHelpAfterError()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  program.exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  });
+  registerServe(program);
+  registerAdminCommands(program);
+  return program;
+}
+
+export const intOption = (flag: string, description: string) =>
+  new Option(flag, description).argParser((v: string) => {
+    if (!/^\d+$/.test(v)) throw new Error(`${flag.split(' ')[0]} must be a whole number`);
+    return Number(v);
+  });

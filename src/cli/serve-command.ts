@@ -1,0 +1,41 @@
+// `reclib serve`
+import type { Command } from 'commander';
+import { loadConfig, type ConfigFlags } from '../config';
+import { startServer } from '../server';
+import { fail } from './output';
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('start the HTTP API and the webhook delivery scheduler')
+    .option('--db <file>', 'SQLite database file (RECLIB_DB; default ./data/reclib.db)')
+    .option('--host <host>', 'listen address (RECLIB_HOST; default 127.0.0.1)')
+    .option('--port <n>', 'listen port, 0 picks a free one (RECLIB_PORT or PORT; default 8080)')
+    .option('--public-url <url>', 'public origin used for fetchUrl (RECLIB_PUBLIC_URL; default http://HOST:PORT)')
+    .option('--webhook-allow <list>', 'hostnames and CIDRs exempt from the public-HTTPS-443 rule (RECLIB_WEBHOOK_ALLOW)')
+    .option('--delivery-backoff-ms <n>', 'first retry delay, doubling each attempt (RECLIB_DELIVERY_BACKOFF_MS; default 60000)')
+    .option('--delivery-per-minute <n>', 'deliveries claimed per minute (RECLIB_DELIVERY_PER_MINUTE; default 20)')
+    .option('--delivery-concurrency <n>', 'deliveries in flight at once (RECLIB_DELIVERY_CONCURRENCY; default 4)')
+    .option('--delivery-timeout-ms <n>', 'HTTP timeout per delivery (RECLIB_DELIVERY_TIMEOUT_MS; default 5000)')
+    .option('--rate-limit <n>', 'requests per minute per credential, 0 = off (RECLIB_RATE_LIMIT; default 120)')
+    .option('--master-secret-file <file>', 'master secret for webhook secrets (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
+    .option('--json', 'accepted for symmetry with the other commands; the server logs text')
+    .action(async (opts: ConfigFlags) => {
+      try {
+        const server = await startServer(loadConfig(opts));
+        const stop = (signal: string) => {
+          console.log(`reclib: ${signal} received, finishing in-flight work`);
+          server.close().then(() => process.exit(0), () => process.exit(1));
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
+          process.stderr.write(`reclib: cannot listen: ${err.message}\n`);
+          process.exit(1);
+        }
+        fail(e);
+      }
+    });
+}

@@ -1,0 +1,86 @@
+// Flags + environment → one typed Config, validated with valibot. Flags win over env.
+import * as v from 'valibot';
+
+const intIn = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `${name} must be a whole number`),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
+
+const ConfigSchema = v.object({
+  db: v.pipe(v.string(), v.minLength(1, 'db must not be empty')),
+  host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
+  port: intIn('port', 0, 65535),
+  publicUrl: v.optional(v.pipe(v.string(), v.url('public-url must be a URL'))),
+  webhookAllow: v.string(),
+  deliveryBackoffMs: intIn('delivery-backoff-ms', 1, 86_400_000),
+  deliveryPerMinute: intIn('delivery-per-minute', 1, 100_000),
+  deliveryConcurrency: intIn('delivery-concurrency', 1, 256),
+  deliveryTimeoutMs: intIn('delivery-timeout-ms', 1, 600_000),
+  rateLimit: intIn('rate-limit', 0, 1_000_000_000),
+  masterSecretFile: v.optional(v.pipe(v.string(), v.minLength(1))),
+});
+
+export type Config = {
+  db: string;
+  host: string;
+  port: number;
+  /** Origin used for fetchUrl and the cookie Origin check; http://host:port when not set. */
+  publicUrl: string | undefined;
+  webhookAllow: string;
+  deliveryBackoffMs: number;
+  deliveryPerMinute: number;
+  deliveryConcurrency: number;
+  deliveryTimeoutMs: number;
+  /** Requests per minute per credential; 0 turns the limit off (benchmarks). */
+  rateLimit: number;
+  masterSecretFile: string;
+};
+
+/** Setting name → [flag option key, env names...] with the contract's defaults. */
+const settings = {
+  db: { env: ['RECLIB_DB'], def: './data/reclib.db' },
+  host: { env: ['RECLIB_HOST'], def: '127.0.0.1' },
+  port: { env: ['RECLIB_PORT', 'PORT'], def: '8080' },
+  publicUrl: { env: ['RECLIB_PUBLIC_URL'], def: undefined },
+  webhookAllow: { env: ['RECLIB_WEBHOOK_ALLOW'], def: '' },
+  deliveryBackoffMs: { env: ['RECLIB_DELIVERY_BACKOFF_MS'], def: '60000' },
+  deliveryPerMinute: { env: ['RECLIB_DELIVERY_PER_MINUTE'], def: '20' },
+  deliveryConcurrency: { env: ['RECLIB_DELIVERY_CONCURRENCY'], def: '4' },
+  deliveryTimeoutMs: { env: ['RECLIB_DELIVERY_TIMEOUT_MS'], def: '5000' },
+  rateLimit: { env: ['RECLIB_RATE_LIMIT'], def: '120' },
+  masterSecretFile: { env: ['RECLIB_MASTER_SECRET_FILE'], def: undefined },
+} as const satisfies Record<keyof Config, { env: readonly string[]; def: string | undefined }>;
+
+export type ConfigFlags = Partial<Record<keyof Config, string | undefined>>;
+
+export class ConfigError extends Error {}
+
+/** Builds the Config; throws ConfigError with a message naming the setting on a bad value. */
+export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string | undefined> = {};
+  for (const [key, s] of Object.entries(settings)) {
+    const fromEnv = s.env.map((name) => env[name]).find((x) => x !== undefined && x !== '');
+    raw[key] = flags[key as keyof Config] ?? fromEnv ?? s.def;
+  }
+  const parsed = v.safeParse(ConfigSchema, raw);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = issue.path?.[0]?.key;
+    throw new ConfigError(`invalid configuration${key ? ` (${String(key)})` : ''}: ${issue.message}`);
+  }
+  const c = parsed.output;
+  return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, ''), masterSecretFile: c.masterSecretFile ?? `${c.db}.secret` };
+}
+
+/** Config for tests and in-process use: an in-memory database unless told otherwise. */
+export const testConfig = (over: Partial<Config> = {}): Config => ({
+  ...loadConfig({}, {}),
+  db: ':memory:',
+  publicUrl: 'http://127.0.0.1:8080',
+  ...over,
+});

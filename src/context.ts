@@ -1,0 +1,14 @@
+// What every service is built from: one database, its writer, one clock, the config and the
+// master secret (webhook secrets are derived from it).
+import type { Clock } from './clock';
+import type { Config } from './config';
+import type { Db } from './db/open';
+import type { Writer } from './db/writer';
+
+export interface Core {
+  db: Db;
+  writer: Writer;
+  clock: Clock;
+  config: Config;
+  masterSecret: Buffer;
+}

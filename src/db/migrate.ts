@@ -1,0 +1,41 @@
+// schema.sql is the database's one definition. A new database gets it whole; an older one gets
+// the numbered steps after its user_version. All DDL uses IF NOT EXISTS, so applying the file to
+// an up-to-date database is a no-op.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './open';
+
+/** Bump together with a new entry in `steps` when schema.sql changes shape. */
+export const SCHEMA_VERSION = 1;
+
+/** Migrations from version N-1 to N for databases created by an older schema.sql. */
+const steps: Record<number, string> = {};
+
+let cached: string | undefined;
+
+/** Finds schema.sql beside the checkout (src/db → ../../) or beside the bundle (dist → ../). */
+export function schemaText(): string {
+  if (cached !== undefined) return cached;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    const candidate = path.join(dir, 'schema.sql');
+    if (fs.existsSync(candidate)) return (cached = fs.readFileSync(candidate, 'utf8'));
+    dir = path.dirname(dir);
+  }
+  throw new Error('schema.sql not found next to the program');
+}
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current === SCHEMA_VERSION) return;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${current} is newer than this reclib (${SCHEMA_VERSION}); upgrade reclib`);
+  }
+  const apply = db.transaction(() => {
+    if (current === 0) db.exec(schemaText());
+    else for (let v = current + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  });
+  apply.immediate();
+}

@@ -1,0 +1,93 @@
+// The Hono application: request ids, the one error map, health, OpenAPI, docs, and the v1/v2
+// sub-apps. createApp() takes services so tests drive it through app.request() on a fresh db.
+import { Hono, type Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { AppError, errorStatus, type ErrorCode } from '../errors';
+import { newId } from '../ids';
+import type { Services } from '../services';
+import { docsPage } from './docs-page';
+import type { AppEnv, HttpDeps } from './env';
+import { OpenApiDoc } from './openapi';
+import { RateLimiter } from './rate-limit';
+import { ApiRouter } from './router';
+import { registerSessionRoutes } from './session-routes';
+import { registerV1 } from './v1';
+import { registerV2 } from './v2';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function errorResponse(c: Context, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
+  for (const [k, val] of Object.entries(headers)) c.header(k, val);
+  return c.json({ error: { code, message } }, errorStatus[code] as 400);
+}
+
+export interface AppOptions {
+  /** Where unexpected errors are reported (default: one line on stderr, no stack, no message text). */
+  logError?: (line: string) => void;
+}
+
+export function createApp(services: Services, options: AppOptions = {}) {
+  const { core } = services;
+  const logError = options.logError ?? ((line: string) => console.error(line));
+  const app = new Hono<AppEnv>();
+  const deps: HttpDeps = {
+    services,
+    rateLimiter: new RateLimiter(core.clock, core.config.rateLimit),
+    serverOrigin: (c) => core.config.publicUrl ?? new URL(c.req.url).origin,
+  };
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const id = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    await next();
+    c.res.headers.set('X-Request-Id', id);
+  });
+
+  app.onError((err, c) => {
+    c.header('X-Request-Id', c.get('requestId'));
+    if (err instanceof AppError) return errorResponse(c, err.code, err.message, err.headers);
+    if (err instanceof HTTPException) {
+      const code = (Object.entries(errorStatus).find(([, s]) => s === err.status)?.[0] ?? 'invalid_request') as ErrorCode;
+      return errorResponse(c, code, err.message || code);
+    }
+    // Unexpected: say nothing about internals in the body or the log (SQL text and stack traces
+    // may quote data); the request id ties the report to the client's view.
+    const e = err as { name?: string; code?: string };
+    const where = (err as Error).stack?.split('\n')[1]?.trim() ?? '';
+    logError(`reclib: internal error on ${c.req.method} ${c.req.routePath} request=${c.get('requestId')} ${e.name ?? 'Error'}${e.code ? ` ${e.code}` : ''} ${where}`);
+    if (e.code === 'SQLITE_BUSY') return errorResponse(c, 'unavailable', 'the database is busy; retry shortly', { 'Retry-After': '1' });
+    return errorResponse(c, 'internal', `unexpected failure; quote request id ${c.get('requestId')} when reporting it`);
+  });
+
+  app.notFound((c) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  const v2Doc = new OpenApiDoc(
+    { title: 'reclib API', version: '2.0.0', description: 'Recording library: clips and memos, search, devices, keys, events and webhooks.' },
+    '/api/v2',
+  );
+  const v1Doc = new OpenApiDoc(
+    { title: 'reclib API (v1 compatibility)', version: '1.0.0', description: 'The earlier interface, kept for existing app clients and integrations.' },
+    '/api/v1',
+  );
+  const v2 = new Hono<AppEnv>();
+  const v1 = new Hono<AppEnv>();
+  const root = new Hono<AppEnv>();
+  registerV2(new ApiRouter(v2, v2Doc, deps), deps);
+  registerV1(new ApiRouter(v1, v1Doc, deps), deps);
+  registerSessionRoutes(new ApiRouter(root, v2Doc, deps, '/api'), deps);
+
+  let v2Json: string | undefined;
+  let v1Json: string | undefined;
+  app.get('/api/v2/openapi.json', (c) => c.body((v2Json ??= JSON.stringify(v2Doc.toJSON())), 200, { 'content-type': 'application/json' }));
+  app.get('/api/v1/openapi.json', (c) => c.body((v1Json ??= JSON.stringify(v1Doc.toJSON())), 200, { 'content-type': 'application/json' }));
+  app.get('/docs', (c) => c.html(docsPage));
+  app.route('/api/v2', v2);
+  app.route('/api/v1', v1);
+  app.route('/api', root);
+
+  return { app, deps, docs: { v1: v1Doc, v2: v2Doc } };
+}

@@ -1,0 +1,50 @@
+// At most N requests in any 60 s per credential (CONTRACT §5): a sliding log of the last N
+// request times per credential. Exceeding it answers 429 with Retry-After (whole seconds until
+// the oldest request leaves the window) and RateLimit-* headers on every answer.
+import type { Context } from 'hono';
+import type { Clock } from '../clock';
+import { AppError } from '../errors';
+
+const WINDOW_MS = 60_000;
+
+export class RateLimiter {
+  private readonly logs = new Map<string, number[]>();
+  private lastSweep = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    /** Requests per window; 0 disables the limit. */
+    private readonly limit: number,
+  ) {}
+
+  take(credentialId: string, c: Context): void {
+    if (this.limit === 0) return;
+    const now = this.clock.now();
+    this.sweep(now);
+    let log = this.logs.get(credentialId);
+    if (!log) this.logs.set(credentialId, (log = []));
+    while (log.length > 0 && (log[0] as number) <= now - WINDOW_MS) log.shift();
+    c.header('RateLimit-Limit', String(this.limit));
+    if (log.length >= this.limit) {
+      const retryAfter = Math.max(1, Math.ceil(((log[0] as number) + WINDOW_MS - now) / 1000));
+      c.header('RateLimit-Remaining', '0');
+      throw new AppError('rate_limited', `rate limit of ${this.limit} requests per minute exceeded; retry in ${retryAfter} s`, {
+        'Retry-After': String(retryAfter),
+        'RateLimit-Limit': String(this.limit),
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': String(retryAfter),
+      });
+    }
+    log.push(now);
+    c.header('RateLimit-Remaining', String(this.limit - log.length));
+  }
+
+  /** Forgets idle credentials once a window so the map does not grow without bound. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < WINDOW_MS) return;
+    this.lastSweep = now;
+    for (const [id, log] of this.logs) {
+      if (log.length === 0 || (log[log.length - 1] as number) <= now - WINDOW_MS) this.logs.delete(id);
+    }
+  }
+}

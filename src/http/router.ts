@@ -1,0 +1,143 @@
+// ApiRouter: the one way to add an API operation. It authenticates, applies the rate limit,
+// checks the permission, validates path, query and body with valibot (failures become
+// 400 invalid_request naming the field), and records the operation in the OpenAPI document.
+import type { Context, Hono } from 'hono';
+import { getCookie } from 'hono/cookie';
+import * as v from 'valibot';
+import { AppError, invalid } from '../errors';
+import type { Permission, Principal } from '../permissions';
+import { can } from '../permissions';
+import { readJsonBody } from './body';
+import type { AppEnv, HttpDeps } from './env';
+import type { OpenApiDoc, OperationDoc } from './openapi';
+
+type Schema = v.GenericSchema;
+type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
+
+export type Access = { permission: Permission } | 'session' | 'public';
+
+export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI style path relative to the router's prefix: /recordings/{id} */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Whether the body may be omitted (e.g. DELETE with an optional body). */
+  bodyOptional?: boolean;
+  headers?: OperationDoc['headers'];
+  responses: OperationDoc['responses'];
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+}
+
+/** "body.audio[0].fileId: Invalid length" — the first issue, with where it is. */
+export function issueMessage(where: string, issues: readonly v.BaseIssue<unknown>[]): string {
+  const issue = issues[0];
+  if (!issue) return `${where} is invalid`;
+  let path = where;
+  for (const item of issue.path ?? []) {
+    const key = (item as { key?: unknown }).key;
+    path += typeof key === 'number' ? `[${key}]` : `.${String(key)}`;
+  }
+  if (issue.kind === 'schema' && issue.type === 'strict_object' && issue.input !== undefined && issue.expected === 'never') {
+    return `${path}: unknown field`;
+  }
+  return `${path}: ${issue.message}`;
+}
+
+export function parseWith<S extends Schema>(where: string, schema: S, input: unknown): v.InferOutput<S> {
+  const r = v.safeParse(schema, input);
+  if (!r.success) throw invalid(issueMessage(where, r.issues));
+  return r.output;
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Finds and checks the caller's credential: a bearer token, else the session cookie. */
+export function authenticate(c: Context<AppEnv>, deps: HttpDeps): Principal {
+  const header = c.req.header('authorization');
+  if (header !== undefined) {
+    const m = /^Bearer[ ]+(\S{1,512})\s*$/i.exec(header);
+    if (!m?.[1]) throw new AppError('unauthenticated', 'Authorization must be "Bearer <API key or session token>"');
+    return deps.services.auth.authenticate(m[1]);
+  }
+  const cookie = getCookie(c, 'reclib_session');
+  if (cookie) {
+    if (UNSAFE.has(c.req.method)) {
+      const origin = c.req.header('origin');
+      if (!origin || origin !== deps.serverOrigin(c)) {
+        throw new AppError('forbidden', 'a cookie-authenticated write must carry an Origin header equal to the server origin');
+      }
+    }
+    if (!cookie.startsWith('rls_')) throw new AppError('unauthenticated', 'session cookie is not valid');
+    return deps.services.auth.authenticate(cookie);
+  }
+  throw new AppError('unauthenticated', 'credentials required: send Authorization: Bearer <API key>');
+}
+
+export class ApiRouter {
+  constructor(
+    readonly hono: Hono<AppEnv>,
+    readonly doc: OpenApiDoc,
+    private readonly deps: HttpDeps,
+    /** Set when this router's paths live outside the document's server prefix. */
+    private readonly serverUrl?: string,
+  ) {}
+
+  add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined>(
+    spec: RouteSpec<P, Q, B>,
+    handler: (c: Context<AppEnv>, input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Response | Promise<Response>,
+  ): void {
+    this.doc.add({
+      method: spec.method,
+      path: spec.path,
+      operationId: spec.operationId,
+      summary: spec.summary,
+      tags: [spec.tag],
+      security: spec.access === 'public' ? 'none' : spec.access === 'session' ? 'session' : 'bearer',
+      ...(typeof spec.access === 'object' ? { permission: spec.access.permission } : {}),
+      ...(spec.params ? { params: spec.params } : {}),
+      ...(spec.query ? { query: spec.query } : {}),
+      ...(spec.body ? { body: spec.body } : {}),
+      ...(spec.headers ? { headers: spec.headers } : {}),
+      responses: spec.responses,
+      ...(this.serverUrl ? { serverUrl: this.serverUrl } : {}),
+    });
+    const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    const deps = this.deps;
+    this.hono.on(spec.method.toUpperCase(), honoPath, async (c) => {
+      let principal: Principal | undefined;
+      if (spec.access !== 'public') {
+        principal = authenticate(c, deps);
+        deps.rateLimiter.take(principal.credentialId, c);
+        c.set('principal', principal);
+        if (spec.access === 'session') {
+          if (principal.kind !== 'session') {
+            throw new AppError('session_required', 'this operation needs a signed-in session (rls_… token or cookie); API keys are refused');
+          }
+        } else if (!can(principal, spec.access.permission)) {
+          throw new AppError('forbidden', `this credential lacks the ${spec.access.permission} permission`);
+        }
+      }
+      const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
+      const query = spec.query ? parseWith('query', spec.query, c.req.query()) : undefined;
+      let body: unknown;
+      if (spec.body) {
+        const raw = await readJsonBody(c);
+        if (raw === undefined && !spec.bodyOptional) throw invalid('request body is required (JSON)');
+        body = raw === undefined ? undefined : parseWith('body', spec.body, raw);
+      }
+      return handler(c, { params, query, body, principal: principal as Principal } as RouteInput<Out<P>, Out<Q>, Out<B>>);
+    });
+  }
+}

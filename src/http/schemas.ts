@@ -1,0 +1,34 @@
+// Input schemas shared by v1 and v2 routes. One definition each, so validation and the OpenAPI
+// description cannot drift apart.
+import * as v from 'valibot';
+
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+
+/** A path or reference id: 1-256 chars of the spec's pattern. */
+export const Id = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(256, 'must be at most 256 characters'),
+  v.regex(ID_PATTERN, 'must match ^[A-Za-z0-9][A-Za-z0-9._:-]*$'),
+);
+
+export const IdParams = v.object({ id: Id });
+
+/** A query integer (decimal digits only) within bounds. */
+export const queryInt = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,16}$/, 'must be a whole number'),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+export const Permissions = v.pipe(v.array(v.string()), v.minLength(1, 'must name at least one permission'), v.maxLength(20));
+
+export const Expiry = v.optional(
+  v.pipe(v.number(), v.integer('must be a whole number of days'), v.minValue(1, 'must be 1-365 days'), v.maxValue(365, 'must be 1-365 days')),
+);
+
+export const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));

@@ -1,0 +1,8 @@
+// Every v2 resource, registered on the /api/v2 router.
+import type { HttpDeps } from '../env';
+import type { ApiRouter } from '../router';
+import { registerApiKeys } from './api-keys';
+
+export function registerV2(r: ApiRouter, deps: HttpDeps): void {
+  registerApiKeys(r, deps);
+}

@@ -1,0 +1,21 @@
+// Builds the whole in-process system from a Config: database, clock, master secret, services.
+// The server and every CLI command start here, so both see the same file the same way.
+import { systemClock, type Clock } from './clock';
+import type { Config } from './config';
+import type { Core } from './context';
+import { openDatabase } from './db/open';
+import { Writer } from './db/writer';
+import { loadMasterSecret } from './master-secret';
+import { createServices, type Services } from './services';
+
+export function openRuntime(config: Config, clock: Clock = systemClock, masterSecret?: Buffer): Services {
+  const db = openDatabase(config.db);
+  const core: Core = {
+    db,
+    writer: new Writer(db),
+    clock,
+    config,
+    masterSecret: masterSecret ?? loadMasterSecret(config.db === ':memory:' ? ':memory:' : config.masterSecretFile),
+  };
+  return createServices(core);
+}

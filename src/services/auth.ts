@@ -1,0 +1,186 @@
+// Accounts, API keys and sessions (CONTRACT §3). Secrets are returned once and only their
+// SHA-256 is stored; passwords use scrypt.
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import type { Core } from '../context';
+import { AppError, invalid, notFound } from '../errors';
+import { newId, newSecret, sha256Hex } from '../ids';
+import { isPermission, type Permission, type Principal } from '../permissions';
+import { AuthStore, type AccountRow, type KeyRow } from '../store/auth-store';
+
+export const MAX_ACTIVE_KEYS = 50;
+export const DEFAULT_KEY_DAYS = 90;
+export const DEFAULT_SESSION_HOURS = 30 * 24;
+const DAY = 86_400_000;
+/** lastUsedAt is written at most this often per key, so reads do not turn into writes. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface KeyMetadata {
+  id: string;
+  name: string;
+  permissions: Permission[];
+  integrationId: string;
+  createdAt: number;
+  expiresAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export const keyMetadata = (k: KeyRow): KeyMetadata => ({
+  id: k.id,
+  name: k.name,
+  permissions: JSON.parse(k.permissions) as Permission[],
+  integrationId: k.integration_id,
+  createdAt: k.created_at,
+  expiresAt: k.expires_at,
+  lastUsedAt: k.last_used_at,
+  revokedAt: k.revoked_at,
+});
+
+const SCRYPT = { N: 16384, r: 8, p: 1 };
+
+function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+function verifyPassword(password: string, stored: string): boolean {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  return timingSafeEqual(actual, expected);
+}
+
+export class AuthService {
+  readonly store: AuthStore;
+  private readonly allPermissions: ReadonlySet<Permission>;
+
+  constructor(private readonly core: Core) {
+    this.store = new AuthStore(core.db);
+    this.allPermissions = new Set<Permission>([
+      'recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete',
+      'settings:read', 'settings:write', 'events:read',
+    ]);
+  }
+
+  createAccount(name: string, password?: string): AccountRow {
+    if (!name.trim()) throw invalid('name must not be empty');
+    if (password !== undefined && password.length < 8) throw invalid('password must be at least 8 characters');
+    const row: AccountRow = {
+      id: newId('acc'),
+      name,
+      password_hash: password === undefined ? null : hashPassword(password),
+      app_integration: newId('int'),
+      created_at: this.core.clock.now(),
+    };
+    this.core.writer.write(() => this.store.insertAccount(row));
+    return row;
+  }
+
+  account(id: string): AccountRow {
+    const a = this.store.account(id);
+    if (!a) throw notFound(`account ${id}`);
+    return a;
+  }
+
+  createKey(accountId: string, input: { name: string; permissions: string[]; expiry?: number | undefined }): { key: KeyMetadata; secret: string } {
+    this.account(accountId);
+    const name = input.name.trim();
+    if (!name || name.length > 200) throw invalid('name must be 1-200 characters');
+    const unknown = input.permissions.filter((p) => !isPermission(p));
+    if (unknown.length) throw invalid(`permissions: unknown permission ${unknown.map((p) => JSON.stringify(p)).join(', ')}`);
+    if (input.permissions.length === 0) throw invalid('permissions must name at least one permission');
+    const days = input.expiry ?? DEFAULT_KEY_DAYS;
+    if (!Number.isInteger(days) || days < 1 || days > 365) throw invalid('expiry must be a whole number of days from 1 to 365');
+    const secret = newSecret('rlk');
+    const row = this.core.writer.write(() => {
+      const now = this.core.clock.now();
+      if (this.store.activeKeyCount(accountId, now) >= MAX_ACTIVE_KEYS) {
+        throw new AppError('limit_reached', `an account has at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
+      }
+      const k = {
+        id: newId('key'),
+        account_id: accountId,
+        name,
+        permissions: JSON.stringify([...new Set(input.permissions)]),
+        integration_id: newId('int'),
+        secret_hash: sha256Hex(secret),
+        created_at: now,
+        expires_at: now + days * DAY,
+      };
+      this.store.insertKey(k);
+      return { ...k, last_used_at: null, revoked_at: null };
+    });
+    return { key: keyMetadata(row), secret };
+  }
+
+  listKeys(accountId: string): KeyMetadata[] {
+    this.account(accountId);
+    return this.store.keys(accountId).map(keyMetadata);
+  }
+
+  revokeKey(accountId: string, keyId: string): void {
+    this.core.writer.write(() => {
+      if (!this.store.key(accountId, keyId)) throw notFound(`key ${keyId}`);
+      this.store.revokeKey(accountId, keyId, this.core.clock.now());
+    });
+  }
+
+  createSession(accountId: string, ttlHours = DEFAULT_SESSION_HOURS): { token: string; expiresAt: number } {
+    this.account(accountId);
+    if (!Number.isInteger(ttlHours) || ttlHours < 1 || ttlHours > 24 * 366) throw invalid('ttl-hours must be 1-8784');
+    const token = newSecret('rls');
+    const now = this.core.clock.now();
+    const expiresAt = now + ttlHours * 3_600_000;
+    this.core.writer.write(() =>
+      this.store.insertSession({ id: newId('ses'), account_id: accountId, token_hash: sha256Hex(token), created_at: now, expires_at: expiresAt }),
+    );
+    return { token, expiresAt };
+  }
+
+  /** Password login. The same error for an unknown account and a wrong password. */
+  login(accountId: string, password: string): { token: string; expiresAt: number } {
+    const a = this.store.account(accountId);
+    const ok = a?.password_hash ? verifyPassword(password, a.password_hash) : false;
+    if (!a || !ok) throw new AppError('unauthenticated', 'account or password is wrong');
+    return this.createSession(a.id);
+  }
+
+  endSession(token: string): void {
+    const s = this.store.sessionByHash(sha256Hex(token));
+    if (s) this.core.writer.write(() => this.store.endSession(s.id, this.core.clock.now()));
+  }
+
+  /**
+   * Resolves a bearer token to its principal. Unknown, malformed, revoked and expired
+   * credentials all give 401 with a message that says which, without echoing the token.
+   */
+  authenticate(token: string): Principal {
+    const now = this.core.clock.now();
+    if (token.startsWith('rlk_')) {
+      const k = this.store.keyByHash(sha256Hex(token));
+      if (!k) throw new AppError('unauthenticated', 'API key is not valid');
+      if (k.revoked_at !== null) throw new AppError('unauthenticated', 'API key has been revoked');
+      if (k.expires_at <= now) throw new AppError('unauthenticated', 'API key has expired');
+      if (k.last_used_at === null || now - k.last_used_at >= TOUCH_EVERY_MS) {
+        this.core.writer.write(() => this.store.touchKey(k.id, now));
+      }
+      return {
+        accountId: k.account_id,
+        kind: 'key',
+        credentialId: k.id,
+        integrationId: k.integration_id,
+        permissions: new Set(JSON.parse(k.permissions) as Permission[]),
+      };
+    }
+    if (token.startsWith('rls_')) {
+      const s = this.store.sessionByHash(sha256Hex(token));
+      if (!s || s.ended_at !== null) throw new AppError('unauthenticated', 'session is not valid');
+      if (s.expires_at <= now) throw new AppError('unauthenticated', 'session has expired');
+      const a = this.account(s.account_id);
+      return { accountId: a.id, kind: 'session', credentialId: s.id, integrationId: a.app_integration, permissions: this.allPermissions };
+    }
+    throw new AppError('unauthenticated', 'credential is not an API key (rlk_…) or session token (rls_…)');
+  }
+}

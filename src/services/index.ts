@@ -1,0 +1,16 @@
+// Builds every service from one Core. The HTTP layer and the CLI both call these; neither talks
+// to SQL directly.
+import type { Core } from '../context';
+import type { Worker } from '../server';
+import { AuthService } from './auth';
+import { DeviceService } from './devices';
+
+export function createServices(core: Core) {
+  const auth = new AuthService(core);
+  const devices = new DeviceService(core);
+  /** Background workers started by `serve` (the delivery scheduler registers here). */
+  const workers: Worker[] = [];
+  return { core, auth, devices, workers };
+}
+
+export type Services = ReturnType<typeof createServices>;

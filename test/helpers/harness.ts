@@ -1,0 +1,75 @@
+// A fresh in-memory reclib per test: services, the Hono app, a fake clock, and helpers to make
+// an account with a key or a session and to send JSON requests through app.request().
+import { randomBytes } from 'node:crypto';
+import { FakeClock } from '../../src/clock';
+import { testConfig, type Config } from '../../src/config';
+import type { Core } from '../../src/context';
+import { openDatabase } from '../../src/db/open';
+import { Writer } from '../../src/db/writer';
+import { createApp } from '../../src/http/app';
+import { PERMISSIONS, type Permission } from '../../src/permissions';
+import { createServices } from '../../src/services';
+
+export interface Harness {
+  clock: FakeClock;
+  services: ReturnType<typeof createServices>;
+  app: ReturnType<typeof createApp>['app'];
+  config: Config;
+  errors: string[];
+  accountId: string;
+  /** A session token of the account (every permission, session-only routes). */
+  session: string;
+  /** Creates a key of the account with the given permissions (default: all). */
+  key(permissions?: readonly Permission[], name?: string): string;
+  /** Sends a request; body objects are JSON-encoded. */
+  req(method: string, path: string, opts?: { token?: string | undefined; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary shapes
+}
+
+export function harness(over: Partial<Config> = {}): Harness {
+  const clock = new FakeClock();
+  const config = testConfig(over);
+  const db = openDatabase(config.db);
+  const core: Core = { db, writer: new Writer(db), clock, config, masterSecret: randomBytes(32) };
+  const services = createServices(core);
+  const errors: string[] = [];
+  const { app } = createApp(services, { logError: (l) => errors.push(l) });
+  const account = services.auth.createAccount('test', 'correct horse');
+  const session = services.auth.createSession(account.id).token;
+  return {
+    clock,
+    services,
+    app,
+    config,
+    errors,
+    accountId: account.id,
+    session,
+    key(permissions = PERMISSIONS, name = 'test key') {
+      return services.auth.createKey(account.id, { name, permissions: [...permissions] }).secret;
+    },
+    async req(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await app.request(`http://127.0.0.1:8080${path}`, { method, headers, body });
+      const text = await res.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: res.status, headers: res.headers, text, json };
+    },
+  };
+}
