@@ -4,13 +4,15 @@ import type { Core } from '../context';
 import type { Worker } from '../server';
 import { AuthService } from './auth';
 import { DeviceService } from './devices';
+import { EventService } from './events';
 
 export function createServices(core: Core) {
   const auth = new AuthService(core);
   const devices = new DeviceService(core);
+  const events = new EventService(core);
   /** Background workers started by `serve` (the delivery scheduler registers here). */
   const workers: Worker[] = [];
-  return { core, auth, devices, workers };
+  return { core, auth, devices, events, workers };
 }
 
 export type Services = ReturnType<typeof createServices>;
