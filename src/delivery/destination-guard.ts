@@ -56,7 +56,8 @@ function unmap(ip: Ip): Ip {
 }
 
 function unmapRange([ip, bits]: IpRange): IpRange {
-  return ip instanceof ipaddr.IPv6 && ip.isIPv4MappedAddress() && bits >= 96 ? [ip.toIPv4Address(), bits - 96] : [ip, bits];
+  const mapped = ip instanceof ipaddr.IPv6 && ip.isIPv4MappedAddress() && bits >= 96;
+  return mapped ? [ip.toIPv4Address(), bits - 96] : [ip, bits];
 }
 
 const inRange = (ip: Ip, [net, bits]: IpRange): boolean => ip.kind() === net.kind() && ip.match(net, bits);
@@ -198,7 +199,8 @@ export async function resolveAllowed(
  */
 export function guardedLookup(allow: AllowList, resolver: Resolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {
-    const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+    const { family: wanted } = options;
+    const family = wanted === 4 || wanted === 'IPv4' ? 4 : wanted === 6 || wanted === 'IPv6' ? 6 : 0;
     resolveAllowed(hostname, allow, resolver, family).then(
       (addresses) => {
         if (options.all) callback(null, addresses);

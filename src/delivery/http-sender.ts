@@ -5,7 +5,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors';
-import { type AllowList, type Resolver, checkWebhookUrl, DestinationBlockedError, guardedLookup } from './destination-guard';
+import {
+  type AllowList,
+  type Resolver,
+  checkWebhookUrl,
+  DestinationBlockedError,
+  guardedLookup,
+} from './destination-guard';
 
 export interface SendWebhookOptions {
   url: string;
@@ -71,7 +77,8 @@ export function sendWebhook(opts: SendWebhookOptions): Promise<SendWebhookResult
       clearTimeout(deadline);
       request?.destroy();
       const failure = error ?? describeStatus(statusCode);
-      resolve({ ok: failure === null, statusCode, error: failure, durationMs: Math.round(performance.now() - started) });
+      const durationMs = Math.round(performance.now() - started);
+      resolve({ ok: failure === null, statusCode, error: failure, durationMs });
     };
     const deadline = setTimeout(() => finish(`timed out after ${opts.timeoutMs} ms`), opts.timeoutMs);
 
@@ -88,7 +95,11 @@ export function sendWebhook(opts: SendWebhookOptions): Promise<SendWebhookResult
           // request without the guard.
           agent: false,
           lookup: guardedLookup(opts.allow, opts.resolver),
-          headers: { ...opts.headers, 'content-length': String(Buffer.byteLength(opts.body, 'utf8')) },
+          headers: {
+            'user-agent': 'reclib-webhooks',
+            ...opts.headers,
+            'content-length': String(Buffer.byteLength(opts.body, 'utf8')),
+          },
         },
         (response) => {
           statusCode = response.statusCode ?? null;

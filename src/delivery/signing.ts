@@ -15,7 +15,9 @@ export function deriveWebhookSecret(master: Buffer, webhookId: string): string {
 
 /** Service-Signature value: Stripe's `t=<unix s>,v1=<hex>` over `<t>.<raw body>`. */
 function serviceSignature(secret: string, body: string, timestampSec: number): string {
-  const digest = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestampSec}.${body}`, 'utf8').digest('hex');
+  const digest = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${timestampSec}.${body}`, 'utf8')
+    .digest('hex');
   return `t=${timestampSec},v1=${digest}`;
 }
 
@@ -31,7 +33,12 @@ function standardWebhookSignature(secret: string, msgId: string, body: string, t
  * Every header a delivery carries besides transport ones. Keys are lower case, the form node and
  * Standard Webhooks verifiers use for incoming headers. `body` must be the exact bytes sent.
  */
-export function signDelivery(secret: string, msgId: string, body: string, timestampSec: number): Record<string, string> {
+export function signDelivery(
+  secret: string,
+  msgId: string,
+  body: string,
+  timestampSec: number,
+): Record<string, string> {
   if (!Number.isSafeInteger(timestampSec) || timestampSec < 0) {
     throw new TypeError('timestampSec must be a non-negative integer number of seconds');
   }
