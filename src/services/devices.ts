@@ -1,6 +1,6 @@
 // Devices of an account. Devices are registered by the operator (CLI); the API lists them.
 import type { Core } from '../context';
-import { invalid } from '../errors';
+import { invalid, notFound } from '../errors';
 import { DeviceStore, type DeviceRow } from '../store/device-store';
 
 export const DEVICE_MODELS = ['ring', 'pin', 'pendant'] as const;
@@ -37,5 +37,12 @@ export class DeviceService {
 
   list(accountId: string): Device[] {
     return this.store.list(accountId).map(deviceJson);
+  }
+
+  /** The device row, or 404. */
+  get(accountId: string, id: string): DeviceRow {
+    const row = this.store.get(accountId, id);
+    if (!row) throw notFound(`device ${id}`);
+    return row;
   }
 }

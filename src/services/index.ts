@@ -3,16 +3,18 @@
 import type { Core } from '../context';
 import type { Worker } from '../server';
 import { AuthService } from './auth';
+import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';
 import { EventService } from './events';
 
 export function createServices(core: Core) {
   const auth = new AuthService(core);
   const devices = new DeviceService(core);
+  const deviceSettings = new DeviceSettingsService(core, devices);
   const events = new EventService(core);
   /** Background workers started by `serve` (the delivery scheduler registers here). */
   const workers: Worker[] = [];
-  return { core, auth, devices, events, workers };
+  return { core, auth, devices, deviceSettings, events, workers };
 }
 
 export type Services = ReturnType<typeof createServices>;

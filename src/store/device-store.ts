@@ -20,6 +20,9 @@ export class DeviceStore {
       ),
       get: db.prepare<[string, string], DeviceRow>('SELECT * FROM devices WHERE account_id = ? AND id = ?'),
       list: db.prepare<[string], DeviceRow>('SELECT * FROM devices WHERE account_id = ? ORDER BY created_at, id'),
+      bumpSettings: db.prepare<[string, string], { settings_revision: number }>(
+        'UPDATE devices SET settings_revision = settings_revision + 1 WHERE account_id = ? AND id = ? RETURNING settings_revision',
+      ),
     };
   }
 
@@ -31,5 +34,9 @@ export class DeviceStore {
   }
   list(accountId: string): DeviceRow[] {
     return this.s.list.all(accountId);
+  }
+  /** Advances the settings ETag; returns the new revision. */
+  bumpSettingsRevision(accountId: string, id: string): number {
+    return (this.s.bumpSettings.get(accountId, id) as { settings_revision: number }).settings_revision;
   }
 }
