@@ -3,7 +3,13 @@
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { registerTokens } from './tokens';
+import { registerDevicesV1 } from './devices';
+import { registerEventsV1 } from './events';
+import { registerInputMappings } from './input-mappings';
 
 export function registerV1(r: ApiRouter, deps: HttpDeps): void {
   registerTokens(r, deps);
+  registerDevicesV1(r, deps);
+  registerInputMappings(r, deps);
+  registerEventsV1(r, deps);
 }

@@ -2,7 +2,11 @@
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { registerApiKeys } from './api-keys';
+import { registerDevices } from './devices';
+import { registerEvents } from './events';
 
 export function registerV2(r: ApiRouter, deps: HttpDeps): void {
   registerApiKeys(r, deps);
+  registerDevices(r, deps);
+  registerEvents(r, deps);
 }

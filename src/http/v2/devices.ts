@@ -1,0 +1,68 @@
+// v2 /devices and /devices/{id}/settings (spec "device settings", CONTRACT §5).
+import * as v from 'valibot';
+import { RECORDING_TYPES } from '../../services/device-inputs';
+import { DEVICE_MODELS } from '../../services/devices';
+import type { HttpDeps } from '../env';
+import { etag, parseIfMatch } from '../if-match';
+import type { ApiRouter } from '../router';
+import { IdParams } from '../schemas';
+
+export const DeviceSchema = v.object({ id: v.string(), name: v.string(), model: v.picklist(DEVICE_MODELS) });
+export const DevicesResponse = v.object({ devices: v.array(DeviceSchema) });
+
+/** input name → clip|memo. Which names a device accepts is checked by the service (400 naming it). */
+export const InputsSchema = v.pipe(
+  v.record(v.string(), v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"')),
+  v.maxEntries(20, 'has too many inputs'),
+  v.description('Input name → "clip" | "memo". ring: hold, doubleTap, tripleTap, appRecord; pin and pendant: recordButton, appRecord.'),
+);
+
+const SettingsResponse = v.object({ settings: v.object({ inputs: v.record(v.string(), v.picklist(RECORDING_TYPES)) }) });
+
+const IF_MATCH_MAX = 100;
+
+export function registerDevices(r: ApiRouter, deps: HttpDeps): void {
+  const { devices, deviceSettings } = deps.services;
+  r.add(
+    {
+      method: 'get', path: '/devices', operationId: 'listDevices', tag: 'devices', access: { permission: 'settings:read' },
+      summary: 'List the devices of the account',
+      responses: { 200: { description: 'Devices', schema: DevicesResponse } },
+    },
+    (c, { principal }) => c.json({ devices: devices.list(principal.accountId) }),
+  );
+  r.add(
+    {
+      method: 'get', path: '/devices/{id}/settings', operationId: 'getDeviceSettings', tag: 'devices', access: { permission: 'settings:read' },
+      summary: 'Input settings of a device (only its supported inputs); the ETag header is the settings revision',
+      params: IdParams,
+      responses: { 200: { description: 'Settings, with ETag', schema: SettingsResponse }, 404: { description: 'Unknown device' } },
+    },
+    (c, { params, principal }) => {
+      const s = deviceSettings.get(principal.accountId, params.id);
+      c.header('ETag', etag(s.revision));
+      return c.json({ settings: { inputs: s.inputs } });
+    },
+  );
+  r.add(
+    {
+      method: 'patch', path: '/devices/{id}/settings', operationId: 'updateDeviceSettings', tag: 'devices', access: { permission: 'settings:write' },
+      summary: 'Change some inputs of a device; send only the changed inputs. Applies to future captures only',
+      params: IdParams,
+      body: v.strictObject({ inputs: InputsSchema }),
+      headers: [{ name: 'If-Match', required: true, description: 'The ETag of the settings GET ("3", W/"3" or 3), at most 100 characters. Missing: 428; stale: 412, read again.' }],
+      responses: {
+        200: { description: 'The settings after the change, with the new ETag. A change to nothing keeps the revision.', schema: SettingsResponse },
+        404: { description: 'Unknown device' },
+        412: { description: 'The settings changed since the ETag was read' },
+        428: { description: 'If-Match missing' },
+      },
+    },
+    (c, { params, body, principal }) => {
+      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const s = deviceSettings.patch(principal.accountId, params.id, expected, body.inputs);
+      c.header('ETag', etag(s.revision));
+      return c.json({ settings: { inputs: s.inputs } });
+    },
+  );
+}
