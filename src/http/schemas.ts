@@ -1,6 +1,7 @@
 // Input schemas shared by v1 and v2 routes. One definition each, so validation and the OpenAPI
 // description cannot drift apart.
 import * as v from 'valibot';
+import { PERMISSIONS } from '../permissions';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
@@ -25,7 +26,12 @@ export const queryInt = (min: number, max: number) =>
     v.maxValue(max, `must be at most ${max}`),
   );
 
-export const Permissions = v.pipe(v.array(v.string()), v.minLength(1, 'must name at least one permission'), v.maxLength(20));
+/** Permission names (v1 scopes); the picklist puts the allowed names into the OpenAPI document. */
+export const Permissions = v.pipe(
+  v.array(v.picklist(PERMISSIONS, `must be one of ${PERMISSIONS.join(', ')}`)),
+  v.minLength(1, 'must name at least one permission'),
+  v.maxLength(20),
+);
 
 export const Expiry = v.optional(
   v.pipe(v.number(), v.integer('must be a whole number of days'), v.minValue(1, 'must be 1-365 days'), v.maxValue(365, 'must be 1-365 days')),

@@ -14,6 +14,8 @@ export interface Harness {
   clock: FakeClock;
   services: ReturnType<typeof createServices>;
   app: ReturnType<typeof createApp>['app'];
+  /** Everything createApp built (deps, OpenAPI docs), e.g. to mount a probe route before the first request. */
+  http: ReturnType<typeof createApp>;
   config: Config;
   errors: string[];
   accountId: string;
@@ -39,13 +41,15 @@ export function harness(over: Partial<Config> = {}): Harness {
   const core: Core = { db, writer: new Writer(db), clock, config, masterSecret: randomBytes(32) };
   const services = createServices(core);
   const errors: string[] = [];
-  const { app } = createApp(services, { logError: (l) => errors.push(l) });
+  const http = createApp(services, { logError: (l) => errors.push(l) });
+  const { app } = http;
   const account = services.auth.createAccount('test', 'correct horse');
   const session = services.auth.createSession(account.id).token;
   return {
     clock,
     services,
     app,
+    http,
     config,
     errors,
     accountId: account.id,
