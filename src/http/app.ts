@@ -33,7 +33,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   const deps: HttpDeps = {
     services,
     rateLimiter: new RateLimiter(core.clock, core.config.rateLimit),
-    serverOrigin: (c) => core.config.publicUrl ?? new URL(c.req.url).origin,
+    serverOrigin: (c) => new URL(core.config.publicUrl ?? c.req.url).origin,
   };
 
   app.use('*', async (c, next) => {
@@ -41,7 +41,13 @@ export function createApp(services: Services, options: AppOptions = {}) {
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
     c.set('requestId', id);
     c.header('X-Request-Id', id);
-    await next();
+    try {
+      await next();
+    } catch (e) {
+      // Hono hands only Error instances to onError; anything else thrown becomes one here.
+      if (e instanceof Error) throw e;
+      throw new Error('a non-Error value was thrown');
+    }
     c.res.headers.set('X-Request-Id', id);
   });
 

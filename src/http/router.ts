@@ -74,8 +74,10 @@ export function authenticate(c: Context<AppEnv>, deps: HttpDeps): Principal {
   const cookie = getCookie(c, 'reclib_session');
   if (cookie) {
     if (UNSAFE.has(c.req.method)) {
+      // The configured public origin, or the origin this request reached (its Host): a cross-site
+      // page cannot make the browser send our cookie with an Origin equal to our own Host.
       const origin = c.req.header('origin');
-      if (!origin || origin !== deps.serverOrigin(c)) {
+      if (!origin || (origin !== deps.serverOrigin(c) && origin !== new URL(c.req.url).origin)) {
         throw new AppError('forbidden', 'a cookie-authenticated write must carry an Origin header equal to the server origin');
       }
     }

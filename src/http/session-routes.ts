@@ -18,6 +18,8 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
       responses: { 200: { description: 'Signed in', schema: SessionOut } },
     },
     (c, { body }) => {
+      // Password guesses count against the account like requests against a key.
+      deps.rateLimiter.take(`login:${body.account}`, c);
       const session = auth.login(body.account, body.password);
       const secure = deps.serverOrigin(c).startsWith('https:');
       setCookie(c, 'reclib_session', session.token, {

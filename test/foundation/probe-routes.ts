@@ -35,6 +35,12 @@ export function mountProbe(h: Harness): void {
     },
   );
   r.add(
+    { method: 'get', path: '/busy', operationId: 'probeBusy', summary: 'database stays locked', tag: 'probe', access: 'public', responses: { 200: { description: 'never' } } },
+    () => {
+      throw Object.assign(new Error('database is locked'), { name: 'SqliteError', code: 'SQLITE_BUSY' });
+    },
+  );
+  r.add(
     { method: 'get', path: '/throw-null', operationId: 'probeThrowNull', summary: 'throws a non-Error', tag: 'probe', access: 'public', responses: { 200: { description: 'never' } } },
     () => {
       throw null; // eslint-disable-line no-throw-literal -- checks the error map survives odd throws

@@ -1,0 +1,165 @@
+// CONTRACT §3: password login (scrypt), the reclib_session cookie (HttpOnly, SameSite=Strict),
+// the Origin check on cookie-authenticated writes, and sign-out.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { harness } from '../helpers/harness';
+
+const ORIGIN = 'http://127.0.0.1:8080';
+
+async function login(h: ReturnType<typeof harness>) {
+  const res = await h.req('POST', '/api/session', { body: { account: h.accountId, password: 'correct horse' } });
+  assert.equal(res.status, 200, res.text);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const cookie = /^reclib_session=([^;]+)/.exec(setCookie)?.[1];
+  assert.ok(cookie, setCookie);
+  return { res, setCookie, cookie: `reclib_session=${cookie}` };
+}
+
+describe('POST /api/session signs in with the account password', () => {
+  it('answers 200 { session: { token, expiresAt } } and sets an HttpOnly SameSite=Strict cookie', async () => {
+    const h = harness();
+    const { res, setCookie, cookie } = await login(h);
+    assert.deepEqual(Object.keys(res.json), ['session']);
+    assert.match(res.json.session.token, /^rls_[A-Za-z0-9]{43,}$/);
+    assert.equal(res.json.session.expiresAt, h.clock.now() + 30 * 86_400_000);
+    assert.equal(cookie, `reclib_session=${res.json.session.token}`);
+    assert.match(setCookie, /;\s*HttpOnly/i);
+    assert.match(setCookie, /;\s*SameSite=Strict/i);
+    assert.match(setCookie, /;\s*Path=\//i);
+    assert.doesNotMatch(setCookie, /Secure/i, 'plain http origin: a Secure cookie would never be sent back');
+  });
+
+  it('the cookie is Secure when the public URL is https', async () => {
+    const h = harness({ publicUrl: 'https://rec.example.org' });
+    const res = await h.req('POST', '/api/session', { body: { account: h.accountId, password: 'correct horse' } });
+    assert.match(res.headers.get('set-cookie') ?? '', /;\s*Secure/i);
+  });
+
+  it('the returned token works as a bearer session and as the cookie', async () => {
+    const h = harness();
+    const { res, cookie } = await login(h);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { token: res.json.session.token })).status, 200);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { headers: { cookie } })).status, 200);
+  });
+
+  it('a wrong password, an unknown account and an account without a password all get 401', async () => {
+    const h = harness();
+    const noPassword = h.services.auth.createAccount('nopw');
+    for (const body of [
+      { account: h.accountId, password: 'wrong horse' },
+      { account: 'acc_unknown', password: 'correct horse' },
+      { account: noPassword.id, password: 'correct horse' },
+    ]) {
+      const res = await h.req('POST', '/api/session', { body });
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.json.error.code, 'unauthenticated');
+      assert.equal(res.headers.get('set-cookie'), null);
+    }
+  });
+
+  it('a malformed login body is 400', async () => {
+    const h = harness();
+    for (const body of [{}, { account: h.accountId }, { account: h.accountId, password: '' }, { account: h.accountId, password: 'x', more: 1 }, '{']) {
+      const res = await h.req('POST', '/api/session', { body });
+      assert.equal(res.status, 400, res.text);
+    }
+  });
+
+  it('the stored password is a scrypt hash, not the password', () => {
+    const h = harness();
+    const row = h.services.auth.store.account(h.accountId);
+    assert.match(row?.password_hash ?? '', /^scrypt\$/);
+    assert.ok(!row?.password_hash?.includes('correct horse'));
+  });
+});
+
+describe('cookie-authenticated writes need the server Origin', () => {
+  const body = { name: 'from browser', permissions: ['events:read'] };
+
+  it('without an Origin header a cookie write is 403 forbidden', async () => {
+    const h = harness();
+    const { cookie } = await login(h);
+    const res = await h.req('POST', '/api/v2/api-keys', { body, headers: { cookie } });
+    assert.equal(res.status, 403, res.text);
+    assert.equal(res.json.error.code, 'forbidden');
+    assert.match(res.json.error.message, /Origin/);
+  });
+
+  it('with a foreign Origin a cookie write is 403 forbidden', async () => {
+    const h = harness();
+    const { cookie } = await login(h);
+    for (const origin of ['https://evil.example', 'http://127.0.0.1:8081', 'null', 'http://127.0.0.1:8080.evil.example']) {
+      const res = await h.req('POST', '/api/v2/api-keys', { body, headers: { cookie, origin } });
+      assert.equal(res.status, 403, origin);
+      assert.equal(res.json.error.code, 'forbidden');
+    }
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { token: h.session })).json.keys.length, 0);
+  });
+
+  it('with the server Origin a cookie write passes', async () => {
+    const h = harness();
+    const { cookie } = await login(h);
+    const res = await h.req('POST', '/api/v2/api-keys', { body, headers: { cookie, origin: ORIGIN } });
+    assert.equal(res.status, 201, res.text);
+  });
+
+  it('the origin the request reached (Host) is accepted too, e.g. localhost for 127.0.0.1', async () => {
+    const h = harness();
+    const { cookie } = await login(h);
+    const res = await h.app.request('http://localhost:8080/api/v2/api-keys', {
+      method: 'POST',
+      headers: { cookie, origin: 'http://localhost:8080', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(res.status, 201, await res.text());
+  });
+
+  it('safe cookie requests (GET) need no Origin, and bearer writes need none', async () => {
+    const h = harness();
+    const { cookie } = await login(h);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { headers: { cookie } })).status, 200);
+    assert.equal((await h.req('POST', '/api/v2/api-keys', { token: h.session, body })).status, 201);
+  });
+});
+
+describe('DELETE /api/session signs out', () => {
+  it('answers 204, clears the cookie, and the session then gets 401', async () => {
+    const h = harness();
+    const { cookie, res: loginRes } = await login(h);
+    const del = await h.req('DELETE', '/api/session', { headers: { cookie, origin: ORIGIN } });
+    assert.equal(del.status, 204, del.text);
+    assert.match(del.headers.get('set-cookie') ?? '', /reclib_session=;.*Max-Age=0/i);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { headers: { cookie } })).status, 401);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { token: loginRes.json.session.token })).status, 401);
+  });
+
+  it('a bearer session signs out too; a key cannot (session_required)', async () => {
+    const h = harness();
+    const key = h.key();
+    const asKey = await h.req('DELETE', '/api/session', { token: key });
+    assert.equal(asKey.json.error.code, 'session_required');
+    assert.equal((await h.req('DELETE', '/api/session', { token: h.session })).status, 204);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { token: h.session })).status, 401);
+  });
+
+  it('a cookie sign-out from a foreign Origin is refused and the session stays valid', async () => {
+    const h = harness();
+    const { cookie } = await login(h);
+    assert.equal((await h.req('DELETE', '/api/session', { headers: { cookie, origin: 'https://evil.example' } })).status, 403);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { headers: { cookie } })).status, 200);
+  });
+});
+
+describe('password guessing is rate limited per account', () => {
+  it('login attempts beyond the per-minute limit get 429 rate_limited', async () => {
+    const h = harness({ rateLimit: 5 });
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await h.req('POST', '/api/session', { body: { account: h.accountId, password: 'wrong horse' } })).status, 401);
+    }
+    const res = await h.req('POST', '/api/session', { body: { account: h.accountId, password: 'correct horse' } });
+    assert.equal(res.status, 429);
+    assert.equal(res.json.error.code, 'rate_limited');
+    h.clock.advance(60_000);
+    assert.equal((await h.req('POST', '/api/session', { body: { account: h.accountId, password: 'correct horse' } })).status, 200);
+  });
+});
