@@ -29,7 +29,9 @@ export function registerEvents(r: ApiRouter, deps: HttpDeps): void {
   r.add(
     {
       method: 'get', path: '/events', operationId: 'listEvents', tag: 'events', access: { permission: 'events:read' },
-      summary: 'Recording events, oldest first. Save nextCursor (never null) after each page; an empty page means caught up',
+      summary:
+        'Recording events, oldest first; limit 1-1000 (default 100). Save nextCursor (never null) after each page and send it as cursor; ' +
+        'an empty page means caught up. A cursor not returned by this feed gives 400',
       query: Query,
       responses: { 200: { description: 'A page of events', schema: v.object({ events: v.array(EventSchema), nextCursor: v.string() }) } },
     },
