@@ -82,3 +82,52 @@ CREATE TABLE IF NOT EXISTS webhooks (
   disabled_at  INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhooks_account ON webhooks(account_id, status);
+
+-- Webhook deliveries: the outbox (issue 4). A row is written in the same transaction as the event
+-- (or rule match, or manual send) that causes it, so nothing saved goes unannounced; the scheduler
+-- sends it after commit. One row per (subscription, event); retries reuse the row and its body.
+CREATE TABLE IF NOT EXISTS deliveries (
+  id               TEXT PRIMARY KEY,          -- dlv_…; webhook-id header; the text payload's stable id
+  account_id       TEXT NOT NULL REFERENCES accounts(id),
+  webhook_id       TEXT NOT NULL REFERENCES webhooks(id),
+  event_id         TEXT NOT NULL,             -- decimal events.seq, or manual_…
+  recording_id     TEXT NOT NULL,
+  revision         INTEGER NOT NULL,          -- the revision the body describes
+  kind             TEXT NOT NULL CHECK (kind IN ('event', 'rule', 'manual')),
+  status           TEXT NOT NULL CHECK (status IN ('pending_transcription', 'waiting_for_capture_input',
+                                                   'queued', 'delivered', 'failed', 'disabled')),
+  body             TEXT,                      -- the exact bytes sent, stored before sending; null while
+                                              -- not yet built or after deletion erased the text
+  attempts         INTEGER NOT NULL DEFAULT 0, -- counted at claim time
+  next_attempt_at  INTEGER,                   -- queued: due time (while leased: the lease expiry)
+  locked_until     INTEGER,                   -- lease expiry of the claim in flight
+  lease_token      TEXT,                      -- only the holder of this token may record the outcome
+  last_status_code INTEGER,
+  last_error       TEXT,
+  created_at       INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  delivered_at     INTEGER,
+  idempotency_key  TEXT                       -- manual sends: Idempotency-Key
+);
+-- The claim query: status = 'queued' AND next_attempt_at <= now ORDER BY next_attempt_at.
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries(status, next_attempt_at);
+CREATE INDEX IF NOT EXISTS deliveries_webhook ON deliveries(webhook_id, status);
+CREATE INDEX IF NOT EXISTS deliveries_recording ON deliveries(account_id, recording_id, created_at);
+CREATE UNIQUE INDEX IF NOT EXISTS deliveries_idempotency ON deliveries(account_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+
+-- Every attempt, kept for diagnosis (also after the delivery failed for good). The row is written
+-- at claim time; an attempt whose worker died keeps finished_at null until its lease is reclaimed.
+CREATE TABLE IF NOT EXISTS delivery_attempts (
+  delivery_id  TEXT NOT NULL REFERENCES deliveries(id),
+  attempt      INTEGER NOT NULL,              -- 1-8
+  lease_token  TEXT NOT NULL,
+  started_at   INTEGER NOT NULL,
+  finished_at  INTEGER,
+  duration_ms  INTEGER,
+  status_code  INTEGER,
+  error        TEXT,                          -- null when the receiver answered 2xx
+  PRIMARY KEY (delivery_id, attempt)
+);
+-- The per-minute claim limit counts attempts started in the last 60 s.
+CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts(started_at);

@@ -7,6 +7,7 @@ import type { Services } from '../services';
 import { registerAdminCommands } from './admin-commands';
 import { fail, type CommonOpts } from './output';
 import { registerServe } from './serve-command';
+import { registerWebhookCommands } from './webhook-commands';
 
 /** Adds --db and --json to a leaf command. */
 export const common = (cmd: Command): Command =>
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   });
   registerServe(program);
   registerAdminCommands(program);
+  registerWebhookCommands(program);
   return program;
 }
 

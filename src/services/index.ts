@@ -6,6 +6,7 @@ import { AuthService } from './auth';
 import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';
 import { EventService } from './events';
+import { createWebhookService } from './webhooks';
 
 export function createServices(core: Core) {
   const auth = new AuthService(core);
@@ -14,7 +15,8 @@ export function createServices(core: Core) {
   const events = new EventService(core);
   /** Background workers started by `serve` (the delivery scheduler registers here). */
   const workers: Worker[] = [];
-  return { core, auth, devices, deviceSettings, events, workers };
+  const webhooks = createWebhookService(core, events, workers);
+  return { core, auth, devices, deviceSettings, events, workers, webhooks };
 }
 
 export type Services = ReturnType<typeof createServices>;

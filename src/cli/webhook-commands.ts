@@ -1,0 +1,64 @@
+// `reclib webhooks create|list|disable` (CONTRACT §2): the same service as POST/GET/DELETE
+// /api/v2/webhooks, on the database file directly.
+import type { Command } from 'commander';
+import { webhookJson } from '../services/webhooks';
+import { print, table, type CommonOpts } from './output';
+import { common, withServices } from './program';
+
+const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+interface CreateOpts extends CommonOpts {
+  account: string;
+  url: string;
+  events?: string;
+  payloadMode?: string;
+  rulePrefix?: string;
+  ruleCaptureInput?: string;
+  ruleKind?: string;
+  webhookAllow?: string;
+}
+
+export function registerWebhookCommands(program: Command): void {
+  const webhooks = program.command('webhooks').description('manage webhook subscriptions');
+  common(webhooks.command('create').description('create a webhook subscription; the signing secret is shown once'))
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--url <url>', 'destination: public https on port 443, or a --webhook-allow entry')
+    .option('--events <list>', 'comma list, e.g. recording.created,recording.updated,recording.deleted')
+    .option('--payload-mode <mode>', 'text: text deliveries (v1)')
+    .option('--rule-prefix <prefix>', 'capture rule: transcript starts with this (case-insensitive)')
+    .option('--rule-capture-input <input>', 'capture rule: the input that started the capture, e.g. hold')
+    .option('--rule-kind <kind>', 'capture rule: clip or memo')
+    .option('--webhook-allow <list>', 'as for serve: hostnames and CIDRs exempt from the public-HTTPS-443 rule (RECLIB_WEBHOOK_ALLOW)')
+    .action((opts: CreateOpts) =>
+      withServices(opts, (s) => {
+        s.auth.account(opts.account);
+        if (opts.webhookAllow !== undefined) s.core.config.webhookAllow = opts.webhookAllow;
+        const hasRules = [opts.rulePrefix, opts.ruleCaptureInput, opts.ruleKind].some((x) => x !== undefined);
+        const r = s.webhooks.create(opts.account, {
+          url: opts.url,
+          events: opts.events === undefined ? undefined : list(opts.events),
+          payloadMode: opts.payloadMode,
+          rules: hasRules ? { prefix: opts.rulePrefix, captureInput: opts.ruleCaptureInput, kind: opts.ruleKind } : undefined,
+        });
+        print(opts, r, `created webhook ${r.webhook.id} → ${r.webhook.url} (${r.webhook.events.join(',')})\nsecret (shown once): ${r.secret}`);
+      }),
+    );
+  common(webhooks.command('list').description('list active webhook subscriptions (both payload modes)'))
+    .requiredOption('--account <id>', 'account id')
+    .action((opts: CommonOpts & { account: string }) =>
+      withServices(opts, (s) => {
+        s.auth.account(opts.account);
+        const rows = s.webhooks.listActive(opts.account);
+        print(opts, { webhooks: rows }, table(rows as unknown as Array<Record<string, unknown>>, ['id', 'url', 'events', 'payloadMode', 'createdAt']));
+      }),
+    );
+  common(webhooks.command('disable').description('disable a subscription and cancel its queued deliveries'))
+    .requiredOption('--account <id>', 'account id')
+    .argument('<webhookId>', 'webhook id (wh_…)')
+    .action((webhookId: string, opts: CommonOpts & { account: string }) =>
+      withServices(opts, (s) => {
+        s.webhooks.disable(opts.account, webhookId);
+        print(opts, { webhook: webhookJson(s.webhooks.get(opts.account, webhookId)) }, `disabled ${webhookId}`);
+      }),
+    );
+}

@@ -1,0 +1,199 @@
+// The delivery scheduler (spec "Webhook delivery" 4, CONTRACT §1): claims due deliveries as
+// leases, at most `deliveryPerMinute` claims in any 60 s and `deliveryConcurrency` in flight,
+// sends each with the stored body signed at send time, and records every attempt.
+//
+// A claim is a lease: `lease_token` + `locked_until`, with the attempt counted and logged at claim
+// time, all in one transaction. Only the holder of the current token may record the outcome, so a
+// worker that died or got stuck loses nothing (the row is due again when the lease runs out) and a
+// late finisher with an old token changes nothing. The per-minute window counts attempt rows, so
+// it survives restarts.
+import type { Core } from '../context';
+import { randomBase62 } from '../ids';
+import type { Worker } from '../server';
+import type { DeliveryOutcome, DeliveryRow, DeliveryStore } from '../store/delivery-store';
+import type { WebhookStore } from '../store/webhook-store';
+import { type AllowList, type Resolver, parseAllowList } from './destination-guard';
+import { type SendWebhookResult, sendWebhook } from './http-sender';
+import { MAX_ATTEMPTS, isFinalAttempt, retryDelayMs } from './retry-schedule';
+import { deriveWebhookSecret, signDelivery } from './signing';
+
+const WINDOW_MS = 60_000;
+const DEFAULT_INTERVAL_MS = 1_000;
+
+/** Long enough that a live worker always finishes first: the send is cut at timeoutMs. */
+export const leaseMs = (timeoutMs: number): number => 2 * timeoutMs + 1_000;
+
+export interface SchedulerOptions {
+  /** How often the production timer looks for due deliveries (nudges come in between). */
+  intervalMs?: number;
+  /** DNS for send-time destination checks; tests inject fakes. */
+  resolver?: Resolver;
+  log?: (line: string) => void;
+}
+
+interface Claim {
+  delivery: DeliveryRow & { body: string };
+  url: string;
+  token: string;
+}
+
+export class DeliveryScheduler implements Worker {
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = false;
+  private nudgePending = false;
+  private allow: AllowList | undefined;
+
+  constructor(
+    private readonly core: Core,
+    private readonly deliveries: DeliveryStore,
+    private readonly webhooks: WebhookStore,
+    private readonly options: SchedulerOptions = {},
+  ) {}
+
+  /** Production mode: a timer plus nudges. Tests leave it stopped and call tick()/processAll(). */
+  start(): void {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    this.timer = setInterval(() => this.tick(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+    this.timer.unref();
+    this.tick();
+  }
+
+  /** Stops claiming and waits for the sends in flight (each is bounded by the timeout). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.drain();
+  }
+
+  /** Something became due (called after a commit); coalesced into one tick. */
+  readonly nudge = (): void => {
+    if (!this.running || this.nudgePending) return;
+    this.nudgePending = true;
+    setImmediate(() => {
+      this.nudgePending = false;
+      if (this.running) this.tick();
+    });
+  };
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Claims what the limits allow right now and starts those sends; returns how many. */
+  tick(): number {
+    if (this.stopped) return 0;
+    try {
+      const claims = this.claim();
+      for (const claim of claims) this.launch(claim);
+      return claims.length;
+    } catch (err) {
+      // A busy or closing database must not kill the process; the next tick tries again.
+      this.log(`reclib: delivery claim failed: ${(err as Error).message}`);
+      return 0;
+    }
+  }
+
+  /** Test driver: ticks and awaits sends until nothing is due (or the limits stop it). */
+  async processAll(): Promise<void> {
+    for (;;) {
+      this.tick();
+      if (this.inFlight.size === 0) return;
+      await Promise.race(this.inFlight);
+    }
+  }
+
+  /** Waits for every send in flight without claiming more. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private claim(): Claim[] {
+    const free = this.core.config.deliveryConcurrency - this.inFlight.size;
+    if (free <= 0 || !this.deliveries.anyDue(this.core.clock.now())) return [];
+    return this.core.writer.write(() => {
+      const now = this.core.clock.now();
+      const room = Math.min(free, this.core.config.deliveryPerMinute - this.deliveries.claimsSince(now - WINDOW_MS));
+      const claims: Claim[] = [];
+      if (room <= 0) return claims;
+      for (const row of this.deliveries.due(now, room)) {
+        // A lease still set on a due row ran out: its worker died or hung before reporting.
+        if (row.lease_token !== null) {
+          this.deliveries.interruptAttempts(row.id, 'interrupted: no outcome was recorded before the lease ran out', now);
+        }
+        if (row.attempts >= MAX_ATTEMPTS) {
+          this.deliveries.close(row.id, 'failed', null, now);
+          continue;
+        }
+        const webhook = this.webhooks.byId(row.webhook_id);
+        if (!webhook || webhook.status !== 'active') {
+          this.deliveries.close(row.id, 'disabled', null, now);
+          continue;
+        }
+        const token = randomBase62(22);
+        const leased = this.deliveries.lease(row.id, token, now + leaseMs(this.core.config.deliveryTimeoutMs), now);
+        if (!leased || leased.body === null) continue;
+        this.deliveries.insertAttempt(row.id, leased.attempts, token, now);
+        claims.push({ delivery: { ...leased, body: leased.body }, url: webhook.url, token });
+      }
+      return claims;
+    });
+  }
+
+  private launch(claim: Claim): void {
+    const { delivery } = claim;
+    const secret = deriveWebhookSecret(this.core.masterSecret, delivery.webhook_id);
+    // Signed now, over the stored bytes: a retry carries a fresh timestamp and the original body.
+    const headers = signDelivery(secret, delivery.id, delivery.body, Math.floor(this.core.clock.now() / 1000));
+    const send = sendWebhook({
+      url: claim.url,
+      body: delivery.body,
+      headers,
+      timeoutMs: this.core.config.deliveryTimeoutMs,
+      allow: (this.allow ??= parseAllowList(this.core.config.webhookAllow)),
+      ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+    });
+    const done: Promise<void> = send
+      .then((result) => this.finish(claim, result))
+      .catch((err: unknown) => this.log(`reclib: could not record the outcome of ${delivery.id}: ${(err as Error).message}`))
+      .finally(() => {
+        this.inFlight.delete(done);
+        if (this.running) this.tick();
+      });
+    this.inFlight.add(done);
+  }
+
+  private finish(claim: Claim, result: SendWebhookResult): void {
+    const { id } = claim.delivery;
+    this.core.writer.write(() => {
+      const now = this.core.clock.now();
+      const row = this.deliveries.get(id);
+      // The lease was taken over (ours ran out and another claim followed): not ours to record.
+      if (!row || row.lease_token !== claim.token) return;
+      this.deliveries.finishAttempt(id, claim.token, {
+        finishedAt: now,
+        durationMs: result.durationMs,
+        statusCode: result.statusCode,
+        error: result.error,
+      });
+      this.deliveries.finish(id, claim.token, outcome(row, result, now, this.core.config.deliveryBackoffMs), now);
+    });
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? console.error)(line);
+  }
+}
+
+/** What an attempt's result makes of the delivery. */
+function outcome(row: DeliveryRow, result: SendWebhookResult, now: number, backoffMs: number): DeliveryOutcome {
+  const last = { last_status_code: result.statusCode, last_error: result.error };
+  if (result.ok) return { status: 'delivered', next_attempt_at: null, delivered_at: now, ...last };
+  // Cancelled while the request was out (subscription disabled): it stays cancelled.
+  if (row.status !== 'queued') return { status: row.status, next_attempt_at: null, delivered_at: null, ...last };
+  if (isFinalAttempt(row.attempts)) return { status: 'failed', next_attempt_at: null, delivered_at: null, ...last };
+  return { status: 'queued', next_attempt_at: now + retryDelayMs(row.attempts, backoffMs), delivered_at: null, ...last };
+}
