@@ -152,6 +152,7 @@ describe('PATCH /devices/{id}/settings', () => {
   it('an unknown input or value gives 400 naming it', async () => {
     const h = setup();
     assertError(await patch(h, 'ring-1', { quadTap: 'clip' }, '"1"'), 400, 'invalid_request', 'inputs\\.quadTap');
+    assertError(await patch(h, 'ring-1', JSON.parse('{"constructor":"clip"}'), '"1"'), 400, 'invalid_request', 'inputs\\.constructor');
     assertError(await patch(h, 'ring-1', { hold: 'note' }, '"1"'), 400, 'invalid_request', 'inputs\\.hold');
   });
 

@@ -9,7 +9,7 @@ import { InputsSchema } from '../v2/devices';
 const Revision = v.object({
   id: v.string(),
   deviceId: v.string(),
-  inputs: v.record(v.string(), v.string()),
+  inputs: InputsSchema,
   createdAt: v.number(),
 });
 const RevisionsResponse = v.object({ revisions: v.array(Revision) });

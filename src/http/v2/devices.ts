@@ -1,6 +1,6 @@
 // v2 /devices and /devices/{id}/settings (spec "device settings", CONTRACT §5).
 import * as v from 'valibot';
-import { RECORDING_TYPES } from '../../services/device-inputs';
+import { INPUT_NAMES, RECORDING_TYPES, type InputName } from '../../services/device-inputs';
 import { DEVICE_MODELS } from '../../services/devices';
 import type { HttpDeps } from '../env';
 import { etag, parseIfMatch } from '../if-match';
@@ -10,14 +10,19 @@ import { IdParams } from '../schemas';
 export const DeviceSchema = v.object({ id: v.string(), name: v.string(), model: v.picklist(DEVICE_MODELS) });
 export const DevicesResponse = v.object({ devices: v.array(DeviceSchema) });
 
-/** input name → clip|memo. Which names a device accepts is checked by the service (400 naming it). */
+const InputType = v.optional(v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"'));
+
+/**
+ * input name → clip|memo. A strict object (not a record) so that an unknown input is a 400 naming
+ * it, even a name like "constructor" that a record would silently drop. Which of these a device
+ * has is checked by the service (400 naming the input).
+ */
 export const InputsSchema = v.pipe(
-  v.record(v.string(), v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"')),
-  v.maxEntries(20, 'has too many inputs'),
+  v.strictObject(Object.fromEntries(INPUT_NAMES.map((i) => [i, InputType])) as Record<InputName, typeof InputType>),
   v.description('Input name → "clip" | "memo". ring: hold, doubleTap, tripleTap, appRecord; pin and pendant: recordButton, appRecord.'),
 );
 
-const SettingsResponse = v.object({ settings: v.object({ inputs: v.record(v.string(), v.picklist(RECORDING_TYPES)) }) });
+const SettingsResponse = v.object({ settings: v.object({ inputs: InputsSchema }) });
 
 const IF_MATCH_MAX = 100;
 
