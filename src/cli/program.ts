@@ -1,6 +1,6 @@
 // The admin CLI (CONTRACT §2). Commands call services on the same database file the server
 // uses (WAL, so they may run while it runs); nothing goes over HTTP.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type ConfigFlags } from '../config';
 import { openRuntime } from '../runtime';
 import type { Services } from '../services';
@@ -44,6 +44,7 @@ export function buildProgram(): Command {
 
 export const intOption = (flag: string, description: string) =>
   new Option(flag, description).argParser((v: string) => {
-    if (!/^\d+$/.test(v)) throw new Error(`${flag.split(' ')[0]} must be a whole number`);
+    // InvalidArgumentError: commander reports it as a usage error (exit 2), not a crash.
+    if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${flag.split(' ')[0]} must be a whole number`);
     return Number(v);
   });

@@ -1,0 +1,103 @@
+// Versioning: /api/v2/openapi.json (OpenAPI 3.1) and /api/v1/openapi.json (info.version 1.0.0)
+// describe every route the app serves, generated from the validating schemas; /docs is an
+// interactive page. None of them needs credentials.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { harness } from '../helpers/harness';
+
+/** Every API operation Hono actually routes, as "METHOD /full/path/{param}". */
+function registeredOperations(h: ReturnType<typeof harness>): string[] {
+  const infra = new Set(['/healthz', '/docs', '/api/v2/openapi.json', '/api/v1/openapi.json']);
+  return h.app.routes
+    .filter((r) => r.method !== 'ALL' && !infra.has(r.path))
+    .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+    .sort();
+}
+
+/** Every operation a document describes, as "METHOD /full/path/{param}". */
+function documentedOperations(doc: { servers: Array<{ url: string }>; paths: Record<string, Record<string, unknown>> }): string[] {
+  const out: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const servers = item.servers as Array<{ url: string }> | undefined;
+    const base = servers?.[0]?.url ?? doc.servers[0]?.url ?? '';
+    for (const method of Object.keys(item)) if (method !== 'servers') out.push(`${method.toUpperCase()} ${base}${path}`);
+  }
+  return out.sort();
+}
+
+describe('OpenAPI documents', () => {
+  it('/api/v2/openapi.json is OpenAPI 3.1 and needs no credentials', async () => {
+    const h = harness();
+    const res = await h.req('GET', '/api/v2/openapi.json');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+    assert.match(res.json.openapi, /^3\.1\./);
+    assert.equal(res.json.servers[0].url, '/api/v2');
+    assert.ok(res.json.info.title && res.json.info.version);
+  });
+
+  it('/api/v1/openapi.json carries info.version 1.0.0 and needs no credentials', async () => {
+    const h = harness();
+    const res = await h.req('GET', '/api/v1/openapi.json');
+    assert.equal(res.status, 200);
+    assert.equal(res.json.info.version, '1.0.0');
+    assert.match(res.json.openapi, /^3\.1\./);
+    assert.equal(res.json.servers[0].url, '/api/v1');
+  });
+
+  it('every route registered on the app appears in one of the documents, and nothing else does', async () => {
+    const h = harness();
+    const v2 = (await h.req('GET', '/api/v2/openapi.json')).json;
+    const v1 = (await h.req('GET', '/api/v1/openapi.json')).json;
+    const documented = [...documentedOperations(v2), ...documentedOperations(v1)].sort();
+    assert.deepEqual(documented, registeredOperations(h));
+    for (const op of ['POST /api/v2/api-keys', 'GET /api/v2/api-keys', 'DELETE /api/v2/api-keys/{id}', 'POST /api/v1/tokens', 'GET /api/v1/tokens', 'POST /api/session', 'DELETE /api/session']) {
+      assert.ok(documented.includes(op), op);
+    }
+    assert.ok(documentedOperations(v1).every((op) => op.split(' ')[1]?.startsWith('/api/v1/')));
+  });
+
+  it('operations are well formed: unique operationIds, declared path parameters, error envelope', async () => {
+    const h = harness();
+    for (const version of ['v1', 'v2']) {
+      const doc = (await h.req('GET', `/api/${version}/openapi.json`)).json;
+      const ids = new Set<string>();
+      for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(doc.paths)) {
+        for (const [method, op] of Object.entries(item)) {
+          if (method === 'servers') continue;
+          const id = op.operationId as string;
+          assert.ok(id && !ids.has(id), `${version} operationId ${id}`);
+          ids.add(id);
+          const params = (op.parameters as Array<{ name: string; in: string; required: boolean }>) ?? [];
+          for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+            assert.ok(params.some((p) => p.in === 'path' && p.name === name && p.required), `${method} ${path} declares ${name}`);
+          }
+          assert.ok((op.responses as Record<string, unknown>).default, `${method} ${path} documents errors`);
+          assert.ok(Array.isArray(op.security), `${method} ${path} states its security`);
+        }
+      }
+      assert.ok(doc.components.schemas.Error);
+    }
+  });
+
+  it('request schemas come from the validating valibot schemas', async () => {
+    const h = harness();
+    const doc = (await h.req('GET', '/api/v2/openapi.json')).json;
+    const schema = doc.paths['/api-keys'].post.requestBody.content['application/json'].schema;
+    assert.deepEqual(schema.required.sort(), ['name', 'permissions']);
+    assert.equal(schema.additionalProperties, false);
+    assert.equal(schema.properties.expiry.minimum, 1);
+    assert.equal(schema.properties.expiry.maximum, 365);
+    assert.ok(schema.properties.permissions.items.enum.includes('events:read'));
+    assert.deepEqual(doc.paths['/api-keys'].post.security, [{ session: [] }, { sessionCookie: [] }]);
+  });
+
+  it('/docs answers an HTML reference page without credentials', async () => {
+    const h = harness();
+    const res = await h.req('GET', '/docs');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(res.text, /<!doctype html>/i);
+    assert.match(res.text, /openapi\.json/);
+  });
+});

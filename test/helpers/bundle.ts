@@ -1,0 +1,112 @@
+// Running the built bundle (dist/reclib.mjs) as a child process: the CLI once per call, and
+// `serve` in the background until stopped. `npm test` builds the bundle first; when a test file
+// is run on its own, the bundle is (re)built here if it is missing or older than the sources.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BUNDLE = path.join(ROOT, 'dist/reclib.mjs');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+let checked = false;
+export function ensureBundle(): string {
+  if (checked) return BUNDLE;
+  const built = fs.existsSync(BUNDLE) ? fs.statSync(BUNDLE).mtimeMs : 0;
+  if (built < Math.max(newestSource(path.join(ROOT, 'src')), newestSource(path.join(ROOT, 'bin')))) {
+    const r = spawnSync(process.execPath, ['build.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`building the bundle failed: ${r.stderr}`);
+  }
+  checked = true;
+  return BUNDLE;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Env for children: no RECLIB_* settings leak in from the developer's shell. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RECLIB_') && k !== 'PORT') env[k] = v;
+  return { ...env, ...extra };
+}
+
+/** Runs `reclib <args>` from the bundle and waits for it to exit. */
+export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
+  ensureBundle();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUNDLE, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** `runCli` with --json, parsed; throws with stderr when the command fails. */
+export async function cliJson<T = Record<string, any>>(args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<T> { // eslint-disable-line @typescript-eslint/no-explicit-any -- callers read arbitrary shapes
+  const r = await runCli([...args, '--json'], opts);
+  if (r.code !== 0) throw new Error(`reclib ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything printed on stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Sends a signal and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `reclib serve --port 0 <args>` and resolves once it prints its URL. */
+export function startServe(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ServeProcess> {
+  ensureBundle();
+  const child = spawn(process.execPath, [BUNDLE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(opts.env) });
+  let out = '';
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start: ${out}${err}`));
+    }, opts.timeoutMs ?? 8_000);
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /reclib listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: m[1],
+          stdout: () => out,
+          stderr: () => err,
+          stop: (signal = 'SIGTERM') => {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code} before listening: ${out}${err}`));
+    });
+  });
+}
