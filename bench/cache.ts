@@ -1,0 +1,58 @@
+// The seeded corpus database, cached under bench/.cache/ (gitignored) and keyed by corpus size,
+// generator version and a hash of schema.sql, so a schema change never benchmarks a stale file.
+// A seed is written under a .partial name and renamed when complete: an interrupted seed is
+// never reused.
+import fs from 'node:fs';
+import path from 'node:path';
+import { GENERATOR_VERSION } from './corpus';
+import { ROOT } from './processes';
+import { schemaHash, seedCorpus, type SeedMeta } from './seed';
+
+export const CACHE_DIR = path.join(ROOT, 'bench', '.cache');
+
+export interface CachedCorpus {
+  db: string;
+  meta: SeedMeta;
+  /** A uniform sample of recording ids (JSON array) for get-by-id. */
+  idsFile: string;
+  reused: boolean;
+}
+
+const removeDb = (file: string) => {
+  for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(file + suffix, { force: true });
+};
+
+export async function ensureCorpus(size: number, reseed: boolean, log: (line: string) => void): Promise<CachedCorpus> {
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  const stem = `corpus-${size}-g${GENERATOR_VERSION}-s${schemaHash()}`;
+  const db = path.join(CACHE_DIR, `${stem}.db`);
+  const metaFile = path.join(CACHE_DIR, `${stem}.json`);
+  const idsFile = path.join(CACHE_DIR, `${stem}.ids.json`);
+  if (!reseed && fs.existsSync(db) && fs.existsSync(metaFile) && fs.existsSync(idsFile)) {
+    return { db, meta: JSON.parse(fs.readFileSync(metaFile, 'utf8')) as SeedMeta, idsFile, reused: true };
+  }
+  // Older seeds of the same size (other generator or schema) only take disk space: drop them.
+  for (const f of fs.readdirSync(CACHE_DIR)) {
+    if (f.startsWith(`corpus-${size}-`) && !f.startsWith(stem)) fs.rmSync(path.join(CACHE_DIR, f), { force: true });
+  }
+  const partial = `${db}.partial`;
+  removeDb(partial);
+  log(`seeding ${size.toLocaleString('en-US')} recordings into ${path.relative(ROOT, db)} (cached for later runs)…`);
+  const { meta, sampleIds } = await seedCorpus(size, partial, log);
+  removeDb(db);
+  fs.renameSync(partial, db);
+  removeDb(partial);
+  fs.writeFileSync(idsFile, JSON.stringify(sampleIds));
+  fs.writeFileSync(metaFile, JSON.stringify(meta, null, 2));
+  return { db, meta, idsFile, reused: false };
+}
+
+/** A fresh copy of the cached database for one run (the run writes to it). */
+export function runCopy(corpus: CachedCorpus): string {
+  const dir = path.join(CACHE_DIR, 'run');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `run-${corpus.meta.size}.db`);
+  removeDb(file);
+  fs.copyFileSync(corpus.db, file);
+  return file;
+}

@@ -1,0 +1,121 @@
+// The load generator: one autocannon run in its own process (run.ts starts it pinned to the
+// other core with taskset), printing one JSON result line. Latencies are taken from autocannon's
+// per-response event as float milliseconds: its own histogram rounds to whole milliseconds,
+// which hides everything interesting about sub-millisecond reads.
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import autocannon, { type RequestData } from 'autocannon';
+
+export interface LoadSpec {
+  /** Origin, e.g. http://127.0.0.1:41234 */
+  url: string;
+  token?: string;
+  durationSec: number;
+  connections: number;
+  /** `fixed`: GET `path`; `byId`: GET `path` with `{id}` replaced by a random id; `create`: POST bodies. */
+  mode: 'fixed' | 'byId' | 'create';
+  path: string;
+  /** JSON array of ids (byId) or of request bodies (create). */
+  dataFile?: string;
+  /** Idempotency-Key prefix, unique per run and round (create). */
+  keyPrefix?: string;
+}
+
+export interface LoadResult {
+  requests: number;
+  durationMs: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** Responses by status class, and connection errors / timeouts. */
+  status: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  /** CPU the generator itself used, as a share of one core: near 100% means it, not the server, was the limit. */
+  loaderCpu: number;
+}
+
+const MAX_SAMPLES = 4_000_000;
+
+const quantile = (sorted: Float64Array, q: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+
+function requestsFor(spec: LoadSpec): RequestData & { setupRequest?: (r: RequestData) => RequestData } {
+  const headers: Record<string, string> = spec.token ? { authorization: `Bearer ${spec.token}` } : {};
+  if (spec.mode === 'fixed') return { method: 'GET', path: spec.path, headers };
+  const data = JSON.parse(fs.readFileSync(spec.dataFile!, 'utf8')) as unknown[];
+  if (data.length === 0) throw new Error(`${spec.dataFile} is empty`);
+  if (spec.mode === 'byId') {
+    const ids = (data as string[]).map((id) => spec.path.replace('{id}', encodeURIComponent(id)));
+    return {
+      method: 'GET',
+      headers,
+      setupRequest: (r) => ({ ...r, path: ids[Math.floor(Math.random() * ids.length)]! }),
+    };
+  }
+  const bodies = data.map((b) => JSON.stringify(b));
+  let n = 0;
+  return {
+    method: 'POST',
+    path: spec.path,
+    setupRequest: (r) => {
+      n++;
+      return {
+        ...r,
+        headers: { ...headers, 'content-type': 'application/json', 'idempotency-key': `${spec.keyPrefix ?? 'bench'}-${n}` },
+        body: bodies[n % bodies.length]!,
+      };
+    },
+  };
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const samples = new Float64Array(MAX_SAMPLES);
+  let count = 0;
+  const request = requestsFor(spec);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const instance = autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.durationSec,
+    timeout: 10,
+    requests: [request],
+  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => {
+    if (count < MAX_SAMPLES) samples[count++] = responseTime;
+  });
+  const r = await instance;
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const sorted = samples.subarray(0, count).sort();
+  const total = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
+  return {
+    requests: total,
+    durationMs: Math.round(wallMs),
+    // autocannon's own duration (seconds) excludes process and connection start-up.
+    rps: Math.round(total / (r.duration > 0 ? r.duration : wallMs / 1000)),
+    p50: quantile(sorted, 0.5),
+    p90: quantile(sorted, 0.9),
+    p99: quantile(sorted, 0.99),
+    max: quantile(sorted, 1),
+    status: { '2xx': r['2xx'], '3xx': r['3xx'], '4xx': r['4xx'], '5xx': r['5xx'] },
+    errors: r.errors,
+    timeouts: r.timeouts,
+    loaderCpu: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 100),
+  };
+}
+
+// Run as a process: `node --import tsx bench/load.ts '<LoadSpec JSON>'` prints one result line.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const spec = JSON.parse(process.argv[2] ?? '') as LoadSpec;
+  runLoad(spec).then(
+    (result) => process.stdout.write(JSON.stringify(result) + '\n'),
+    (err: unknown) => {
+      process.stderr.write(`load: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

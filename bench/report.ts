@@ -1,0 +1,104 @@
+// Writes the figures: a table on stdout, bench/results.json and bench/results.md (quoted by the README).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { LoadResult } from './load';
+import { TARGET_SIZE, type ScenarioSummary, type TargetCheck } from './stats';
+
+export interface Results {
+  date: string;
+  corpus: { size: number; generatorVersion: number; schemaHash: string; dbMb: number; seedSeconds: number; seedRatePerSec: number; seededAt: string; reused: boolean };
+  settings: { rounds: number; durationSec: number; connections: number; singleSec: number; serverCore: string; loaderCore: string };
+  machine: ReturnType<typeof import('./stats').machine> & { loadAverageEnd: number[] };
+  server: { peakRssMb: number; rssMb: number };
+  scenarios: ScenarioSummary[];
+  getVsBaseline: number | null;
+  targets: { at: number; checks: TargetCheck[] };
+  notes: string[];
+  raw: Record<string, LoadResult[]>;
+  single: Record<string, LoadResult[]>;
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+
+function scenarioRows(r: Results): string[][] {
+  return r.scenarios.map((s) => [
+    s.label,
+    fmt(s.rps),
+    `${fmt(s.rpsMin)}–${fmt(s.rpsMax)}`,
+    ms(s.p50),
+    ms(s.p99),
+    ms(s.p50At1),
+    ms(s.p99At1),
+    String(s.failures),
+    `${s.loaderCpu}%`,
+  ]);
+}
+
+const HEAD = ['scenario', 'req/s', 'req/s range', 'p50 ms', 'p99 ms', 'p50 ms (1 conn)', 'p99 ms (1 conn)', 'non-2xx', 'loader CPU'];
+
+function textTable(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const mdTable = (head: string[], rows: string[][]): string =>
+  [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+
+const targetRows = (r: Results) => r.targets.checks.map((c) => [c.target, c.required, c.measured, c.pass ? 'pass' : 'FAIL']);
+const targetNote = (r: Results) =>
+  r.corpus.size === TARGET_SIZE ? `Targets (issue 3, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 3, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
+
+export function printResults(r: Results): void {
+  const c = r.corpus;
+  console.log(`\nreclib benchmark, ${fmt(c.size)} recordings (${c.dbMb} MB db), ${r.settings.rounds} rounds × ${r.settings.durationSec} s, ${r.settings.connections} connections`);
+  console.log(`${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, SQLite ${r.machine.sqlite}; server on core ${r.settings.serverCore}, load on core ${r.settings.loaderCore}`);
+  console.log(`seeding: ${c.seedSeconds} s (${fmt(c.seedRatePerSec)}/s)${c.reused ? `, cached from ${c.seededAt}` : ''}\n`);
+  console.log(textTable(HEAD, scenarioRows(r)));
+  console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB`);
+  if (r.getVsBaseline !== null) console.log(`get-by-id throughput = ${r.getVsBaseline.toFixed(2)} × raw node:http + better-sqlite3 baseline`);
+  console.log(`\n${targetNote(r)}`);
+  console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
+  for (const n of r.notes) console.log(`note: ${n}`);
+}
+
+export function markdown(r: Results): string {
+  const c = r.corpus;
+  return [
+    `## Benchmark (${fmt(c.size)} recordings)`,
+    '',
+    `Measured ${r.date.slice(0, 10)} with \`npm run bench${c.size === 100_000 ? '' : ` -- --size ${c.size}`}\`: ${r.machine.cpu}, ${r.machine.cores} cores, ` +
+      `Node ${r.machine.node}, SQLite ${r.machine.sqlite}. Server pinned to core ${r.settings.serverCore}, autocannon to core ${r.settings.loaderCore}; ` +
+      `${r.settings.rounds} interleaved rounds of ${r.settings.durationSec} s with ${r.settings.connections} connections (req/s and p50/p99 are medians over rounds), ` +
+      `then one ${r.settings.singleSec} s run per scenario with a single connection (latency without queueing). ` +
+      `Database ${c.dbMb} MB; seeded through the service layer in ${c.seedSeconds} s (${fmt(c.seedRatePerSec)} recordings/s).`,
+    '',
+    mdTable(HEAD, scenarioRows(r)),
+    '',
+    `Server memory: peak RSS ${r.server.peakRssMb} MB.` +
+      (r.getVsBaseline !== null ? ` Get-by-id throughput is ${r.getVsBaseline.toFixed(2)} × a raw node:http + better-sqlite3 server running the same query.` : ''),
+    '',
+    targetNote(r),
+    '',
+    mdTable(['target', 'required', 'measured', 'result'], targetRows(r)),
+    ...(r.notes.length ? ['', ...r.notes.map((n) => `- ${n}`)] : []),
+    '',
+  ].join('\n');
+}
+
+/**
+ * results.json is the latest run; results-<size>.json keeps the latest run of each corpus size, and
+ * results.md shows every size that has one, smallest first.
+ */
+export function writeResults(r: Results, dir: string): void {
+  const json = JSON.stringify(r, null, 2) + '\n';
+  fs.writeFileSync(path.join(dir, 'results.json'), json);
+  fs.writeFileSync(path.join(dir, `results-${r.corpus.size}.json`), json);
+  const all = fs
+    .readdirSync(dir)
+    .filter((f) => /^results-\d+\.json$/.test(f))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Results)
+    .sort((a, b) => a.corpus.size - b.corpus.size);
+  fs.writeFileSync(path.join(dir, 'results.md'), ['# reclib benchmark results', '', 'Written by `npm run bench` (bench/run.ts).', '', ...all.map(markdown)].join('\n'));
+}

@@ -1,0 +1,173 @@
+// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed]`
+// Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
+// drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds,
+// and writes the medians to bench/results.{json,md}. Not a test: CI does not run it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { CACHE_DIR, ensureCorpus, runCopy } from './cache';
+import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
+import type { LoadResult } from './load';
+import { summariseProfile } from './profile';
+import { build, cli, load, LOADER_CORE, memoryMb, ROOT, SERVER_CORE, startBaseline, startServer, stop, type Served } from './processes';
+import { printResults, writeResults, type Results } from './report';
+import { roundOrder, SCENARIOS, type Scenario } from './scenarios';
+import { checkTargets, machine, round2, summarise } from './stats';
+
+const { values: opt } = parseArgs({
+  options: {
+    size: { type: 'string', default: '100000' },
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '32' },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'boolean', default: false },
+    reseed: { type: 'boolean', default: false },
+    'seed-only': { type: 'boolean', default: false },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+
+const int = (name: string, v: string | undefined, min: number, max: number): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number in ${min}-${max}`);
+  return n;
+};
+
+const size = int('size', opt.size, 100, 10_000_000);
+const rounds = int('rounds', opt.rounds, 1, 20);
+const durationSec = int('duration', opt.duration, 1, 60);
+const connections = int('connections', opt.connections, 1, 256);
+const singleSec = Math.max(1, Math.round(durationSec * 0.6));
+const log = (line: string) => console.log(line);
+const PERMISSIONS = 'recordings:create,recordings:read,recordings:write,recordings:delete,settings:read,settings:write,events:read';
+
+async function getJson(url: string, token?: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+/** Checks that each target answers what the scenarios assume, before measuring anything. */
+async function sanity(server: Served, baseline: Served, token: string, sampleId: string, expectedRare: number, notes: string[]) {
+  const health = await getJson(`${server.url}/healthz`);
+  if (health.status !== 200) throw new Error(`GET /healthz answered ${health.status}`);
+  const one = await getJson(`${server.url}/api/v2/recordings/${encodeURIComponent(sampleId)}`, token);
+  if (one.status !== 200) throw new Error(`GET /api/v2/recordings/${sampleId} answered ${one.status}: ${JSON.stringify(one.body)}`);
+  const base = await getJson(`${baseline.url}/api/v2/recordings/${encodeURIComponent(sampleId)}`);
+  const baseId = (base.body as { recording?: { id?: string } } | null)?.recording?.id;
+  if (base.status !== 200 || baseId !== sampleId) throw new Error(`baseline GET ${sampleId} answered ${base.status}: ${JSON.stringify(base.body)}`);
+  const rare = await getJson(`${server.url}/api/v2/recordings?q=${QUERIES.rare}&limit=100`, token);
+  const found = (rare.body as { recordings?: unknown[] } | null)?.recordings?.length;
+  if (found !== expectedRare) notes.push(`the rare-word search found ${String(found)} recordings, expected ${expectedRare}`);
+  for (const s of SCENARIOS.filter((x) => x.spec.mode === 'fixed')) {
+    const r = await getJson(server.url + s.spec.path, token);
+    if (r.status !== 200) throw new Error(`${s.spec.path} answered ${r.status}: ${JSON.stringify(r.body)}`);
+  }
+}
+
+async function main() {
+  const t0 = Date.now();
+  log('building dist/reclib.mjs…');
+  await build();
+  const corpus = await ensureCorpus(size, opt.reseed, log);
+  if (opt['seed-only']) return;
+  const scenarios = opt.only ? SCENARIOS.filter((s) => opt.only!.split(',').includes(s.name)) : SCENARIOS;
+  if (scenarios.length === 0) throw new Error(`--only matched none of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+
+  const db = runCopy(corpus);
+  const bodiesFile = path.join(CACHE_DIR, 'create-bodies.json');
+  const gen = new Corpus(size);
+  // Fresh bodies beyond the corpus; recordedAt is left to the server, as a device app's capture would.
+  const bodies = Array.from({ length: 1000 }, (_, k) => {
+    const { deviceId: _d, recordedAt: _r, ...body } = gen.recording(size + k);
+    return body;
+  });
+  fs.writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const { secret: token } = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', corpus.meta.accountId, '--name', 'bench', '--permissions', PERMISSIONS]);
+  const sqliteVersion = (new Database(':memory:').prepare('select sqlite_version() as v').get() as { v: string }).v;
+  const machineInfo = machine(sqliteVersion);
+  const profDir = path.join(CACHE_DIR, 'prof');
+  if (opt['cpu-prof']) fs.rmSync(profDir, { recursive: true, force: true });
+
+  const server = await startServer(db, opt['cpu-prof'] ? profDir : undefined);
+  const baseline = await startBaseline(db);
+  const notes: string[] = [];
+  const raw: Record<string, LoadResult[]> = {};
+  const single: Record<string, LoadResult[]> = {};
+  let memory = { peakRssMb: NaN, rssMb: NaN };
+  try {
+    const ids = JSON.parse(fs.readFileSync(corpus.idsFile, 'utf8')) as string[];
+    await sanity(server, baseline, token, ids[0]!, corpus.meta.rareCount, notes);
+    const runOne = (s: Scenario, seconds: number, tag: string, conns = connections) =>
+      load({
+        url: s.target === 'server' ? server.url : baseline.url,
+        token: s.target === 'server' ? token : undefined,
+        durationSec: seconds,
+        connections: conns,
+        mode: s.spec.mode,
+        path: s.spec.path,
+        dataFile: s.spec.data === 'ids' ? corpus.idsFile : s.spec.data === 'bodies' ? bodiesFile : undefined,
+        keyPrefix: `bench-${t0}-${tag}`,
+      });
+    log(`warming up ${scenarios.length} scenarios…`);
+    for (const s of scenarios) await runOne(s, 1, `warm-${s.name}`);
+    for (let round = 0; round < rounds; round++) {
+      for (const s of roundOrder(scenarios, round)) {
+        const r = await runOne(s, durationSec, `r${round}-${s.name}`);
+        (raw[s.name] ??= []).push(r);
+        log(`round ${round + 1}/${rounds} ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  loader ${r.loaderCpu}%`);
+      }
+    }
+    for (const s of scenarios) {
+      const r = await runOne(s, singleSec, `single-${s.name}`, 1);
+      (single[s.name] ??= []).push(r);
+      log(`1 connection ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
+    }
+    memory = memoryMb(server.pid);
+  } finally {
+    await stop(baseline);
+    await stop(server);
+  }
+
+  const summaries = scenarios.map((s) => summarise(s.name, s.label, raw[s.name] ?? [], single[s.name] ?? []));
+  const byName = new Map(summaries.map((s) => [s.name, s]));
+  for (const s of summaries) {
+    if (s.failures > 0) notes.push(`${s.label}: ${s.failures} non-2xx responses or connection errors`);
+    if (s.loaderCpu >= 95) notes.push(`${s.label}: the load generator used ${s.loaderCpu}% of its core, so it may be the limit rather than the server`);
+  }
+  const get = byName.get('get');
+  const base = byName.get('baseline');
+  const results: Results = {
+    date: new Date().toISOString(),
+    corpus: {
+      size,
+      generatorVersion: GENERATOR_VERSION,
+      schemaHash: corpus.meta.schemaHash,
+      dbMb: Math.round(fs.statSync(corpus.db).size / 2 ** 20),
+      seedSeconds: round2(corpus.meta.seedMs / 1000),
+      seedRatePerSec: Math.round(size / (corpus.meta.seedMs / 1000)),
+      seededAt: corpus.meta.seededAt,
+      reused: corpus.reused,
+    },
+    settings: { rounds, durationSec, connections, singleSec, serverCore: SERVER_CORE, loaderCore: LOADER_CORE },
+    machine: { ...machineInfo, loadAverageEnd: machine(sqliteVersion).loadAverage },
+    server: memory,
+    scenarios: summaries,
+    getVsBaseline: get && base ? round2(get.rps / base.rps) : null,
+    targets: { at: 1_000_000, checks: checkTargets(byName, memory.peakRssMb) },
+    notes,
+    raw,
+    single,
+  };
+  printResults(results);
+  if (!opt['no-write'] && !opt.only) writeResults(results, path.join(ROOT, 'bench'));
+  if (opt['cpu-prof']) console.log('\n' + summariseProfile(profDir));
+  for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
+  log(`\ndone in ${Math.round((Date.now() - t0) / 1000)} s`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.stack : e);
+  process.exit(1);
+});

@@ -1,0 +1,28 @@
+// What the load phase measures. Each scenario becomes one LoadSpec per round.
+import { QUERIES } from './corpus';
+import type { LoadSpec } from './load';
+
+export interface Scenario {
+  name: string;
+  label: string;
+  /** Which process answers: the reclib server or the raw baseline. */
+  target: 'server' | 'baseline';
+  spec: Pick<LoadSpec, 'mode' | 'path'> & { data?: 'ids' | 'bodies' };
+}
+
+const q = (text: string) => `/api/v2/recordings?q=${encodeURIComponent(text)}`;
+
+export const SCENARIOS: Scenario[] = [
+  { name: 'create', label: 'create (POST /recordings)', target: 'server', spec: { mode: 'create', path: '/api/v2/recordings', data: 'bodies' } },
+  { name: 'get', label: 'get by id', target: 'server', spec: { mode: 'byId', path: '/api/v2/recordings/{id}', data: 'ids' } },
+  { name: 'baseline', label: 'get by id, raw baseline', target: 'baseline', spec: { mode: 'byId', path: '/api/v2/recordings/{id}', data: 'ids' } },
+  { name: 'list', label: 'list page (limit=50)', target: 'server', spec: { mode: 'fixed', path: '/api/v2/recordings?limit=50' } },
+  { name: 'search-common', label: `search common word "${QUERIES.common}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.common) } },
+  { name: 'search-rare', label: `search rare word "${QUERIES.rare}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.rare) } },
+  { name: 'search-two', label: `search two words "${QUERIES.twoWords}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.twoWords) } },
+  { name: 'search-prefix', label: `search prefix "${QUERIES.prefix}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.prefix) } },
+  { name: 'events', label: 'event feed (limit=100)', target: 'server', spec: { mode: 'fixed', path: '/api/v2/events?limit=100' } },
+];
+
+/** Round r runs the scenarios starting at a rotated offset, so no scenario always runs first or last. */
+export const roundOrder = <T>(items: T[], round: number): T[] => items.map((_, i) => items[(i + round) % items.length]!);

@@ -1,0 +1,91 @@
+// Medians over rounds, target checks and the machine description that go into the results.
+import os from 'node:os';
+import type { LoadResult } from './load';
+
+export const median = (xs: number[]): number => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+export interface ScenarioSummary {
+  name: string;
+  label: string;
+  rounds: number;
+  rps: number;
+  rpsMin: number;
+  rpsMax: number;
+  p50: number;
+  p99: number;
+  /** Non-2xx responses and connection errors summed over all rounds (should be 0). */
+  failures: number;
+  /** Highest generator CPU seen (percent of one core). */
+  loaderCpu: number;
+  /** Latency with one connection: the cost of the request itself, without queueing behind others. */
+  p50At1: number;
+  p99At1: number;
+}
+
+export function summarise(name: string, label: string, runs: LoadResult[], single: LoadResult[]): ScenarioSummary {
+  return {
+    name,
+    label,
+    rounds: runs.length,
+    rps: Math.round(median(runs.map((r) => r.rps))),
+    rpsMin: Math.min(...runs.map((r) => r.rps)),
+    rpsMax: Math.max(...runs.map((r) => r.rps)),
+    p50: round2(median(runs.map((r) => r.p50))),
+    p99: round2(median(runs.map((r) => r.p99))),
+    failures: runs.reduce((n, r) => n + r.requests - (r.status['2xx'] ?? 0) + r.errors + r.timeouts, 0),
+    loaderCpu: Math.max(...runs.map((r) => r.loaderCpu)),
+    p50At1: round2(median(single.map((r) => r.p50))),
+    p99At1: round2(median(single.map((r) => r.p99))),
+  };
+}
+
+export const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+export interface TargetCheck {
+  target: string;
+  required: string;
+  measured: string;
+  pass: boolean;
+}
+
+export const TARGET_SIZE = 1_000_000;
+
+/** The issue's targets (defined at 1,000,000 recordings). */
+export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: number): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const get = byName.get('get');
+  const base = byName.get('baseline');
+  if (get && base) {
+    const ratio = get.rps / base.rps;
+    checks.push({ target: 'get-by-id vs raw baseline', required: '≥ 0.75', measured: ratio.toFixed(2), pass: ratio >= 0.75 });
+  }
+  // Both ways: under saturating load (queueing behind the other connections included) and alone.
+  for (const s of byName.values()) {
+    if (!s.name.startsWith('search')) continue;
+    checks.push({ target: `${s.label} p99, loaded`, required: '≤ 15 ms', measured: `${s.p99.toFixed(2)} ms`, pass: s.p99 <= 15 });
+    if (Number.isFinite(s.p99At1))
+      checks.push({ target: `${s.label} p99, 1 connection`, required: '≤ 15 ms', measured: `${s.p99At1.toFixed(2)} ms`, pass: s.p99At1 <= 15 });
+  }
+  const create = byName.get('create');
+  if (create) checks.push({ target: 'creates', required: '≥ 2,000/s', measured: `${create.rps}/s`, pass: create.rps >= 2000 });
+  if (Number.isFinite(peakRssMb)) checks.push({ target: 'server peak RSS', required: '≤ 250 MB', measured: `${peakRssMb} MB`, pass: peakRssMb <= 250 });
+  return checks;
+}
+
+export function machine(sqliteVersion: string) {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    sqlite: sqliteVersion,
+    loadAverage: os.loadavg().map(round2),
+  };
+}
