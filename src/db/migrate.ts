@@ -33,8 +33,12 @@ export function migrate(db: Db): void {
     throw new Error(`database schema version ${current} is newer than this reclib (${SCHEMA_VERSION}); upgrade reclib`);
   }
   const apply = db.transaction(() => {
-    if (current === 0) db.exec(schemaText());
-    else for (let v = current + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
+    // Read again under the write lock: a server and a CLI opening a new file together must not
+    // both run the steps.
+    const locked = db.pragma('user_version', { simple: true }) as number;
+    if (locked === SCHEMA_VERSION) return;
+    if (locked === 0) db.exec(schemaText());
+    else for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   apply.immediate();

@@ -1,0 +1,189 @@
+// Issue 2 "Database": schema.sql applied and versioned with user_version (reopening is a no-op),
+// the pragmas, BEGIN IMMEDIATE writes (why: a deferred read-then-write fails at once when another
+// connection wrote meanwhile), and no plaintext secret in the database file.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { testConfig } from '../../src/config';
+import { SCHEMA_VERSION } from '../../src/db/migrate';
+import { openDatabase } from '../../src/db/open';
+import { Writer } from '../../src/db/writer';
+import { createApp } from '../../src/http/app';
+import { openRuntime } from '../../src/runtime';
+
+const tmpDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-db-')), 'reclib.db');
+const insertAccount = (db: Database.Database, id: string) =>
+  db.prepare('INSERT INTO accounts (id, name, app_integration, created_at) VALUES (?, ?, ?, ?)').run(id, id, `int_${id}`, 1);
+
+describe('schema and pragmas', () => {
+  it('a new database gets schema.sql and user_version; reopening is a no-op that keeps the data', () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+    for (const t of ['accounts', 'api_keys', 'sessions', 'events']) assert.ok(tables.includes(t), t);
+    insertAccount(db, 'acc_keep');
+    const schemaBefore = db.prepare('SELECT sql FROM sqlite_master ORDER BY name').pluck().all();
+    db.close();
+
+    // Reopen while another connection holds the write lock: a no-op migration needs no lock.
+    const holder = new Database(file);
+    holder.prepare('BEGIN IMMEDIATE').run();
+    const started = Date.now();
+    const again = openDatabase(file);
+    assert.ok(Date.now() - started < 1_000, 'reopening did not wait for the write lock');
+    holder.prepare('ROLLBACK').run();
+    holder.close();
+    assert.equal(again.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    assert.deepEqual(again.prepare('SELECT sql FROM sqlite_master ORDER BY name').pluck().all(), schemaBefore);
+    assert.equal(again.prepare("SELECT count(*) FROM accounts WHERE id = 'acc_keep'").pluck().get(), 1);
+    again.close();
+  });
+
+  it('a database from a newer reclib is refused with a clear message', () => {
+    const file = tmpDb();
+    openDatabase(file).close();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    assert.throws(() => openDatabase(file), /newer than this reclib/);
+  });
+
+  it('pragmas: busy_timeout, WAL, foreign_keys on, synchronous NORMAL', () => {
+    const db = openDatabase(tmpDb());
+    assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
+    assert.equal(db.pragma('synchronous', { simple: true }), 1);
+    db.close();
+  });
+});
+
+/** A second connection in a worker thread that inserts one account when told to. */
+function otherConnection(file: string) {
+  const flags = new Int32Array(new SharedArrayBuffer(8)); // [0]: go, [1]: done
+  const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(
+    `const { workerData } = require('node:worker_threads');
+     const Database = require(${JSON.stringify(sqlite)});
+     const db = new Database(workerData.file);
+     db.pragma('busy_timeout = 5000');
+     Atomics.wait(workerData.flags, 0, 0);
+     db.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('acc_other', 'o', 'int_other', 1)").run();
+     db.close();
+     Atomics.store(workerData.flags, 1, 1);
+     Atomics.notify(workerData.flags, 1);`,
+    { eval: true, workerData: { file, flags } },
+  );
+  const exited = new Promise<number>((resolve, reject) => {
+    worker.on('error', reject);
+    worker.on('exit', resolve);
+  });
+  return {
+    go: () => {
+      Atomics.store(flags, 0, 1);
+      Atomics.notify(flags, 0);
+    },
+    /** Blocks this thread until the other connection committed, or the timeout passed. */
+    waitDone: (ms: number) => Atomics.wait(flags, 1, 0, ms) !== 'timed-out',
+    exited,
+  };
+}
+
+describe('every write is one BEGIN IMMEDIATE transaction', () => {
+  it('a deferred transaction that reads, then writes after another connection wrote, fails with SQLITE_BUSY_SNAPSHOT', async () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    const other = otherConnection(file);
+    const deferred = db.transaction(() => {
+      db.prepare('SELECT count(*) FROM accounts').get();
+      other.go();
+      assert.ok(other.waitDone(5_000), 'the other connection could write meanwhile');
+      insertAccount(db, 'acc_mine');
+    });
+    assert.throws(() => deferred(), (e: { code?: string }) => e.code === 'SQLITE_BUSY_SNAPSHOT');
+    await other.exited;
+    db.close();
+  });
+
+  it('Writer.write holds the write lock from the start, so the other connection waits and both writes land', async () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    const writer = new Writer(db);
+    const other = otherConnection(file);
+    writer.write(() => {
+      db.prepare('SELECT count(*) FROM accounts').get();
+      other.go();
+      assert.equal(other.waitDone(300), false, 'the other connection must wait for our commit');
+      insertAccount(db, 'acc_mine');
+    });
+    await other.exited;
+    assert.deepEqual(db.prepare('SELECT id FROM accounts ORDER BY id').pluck().all(), ['acc_mine', 'acc_other']);
+    db.close();
+  });
+
+  it('nested writes join the outer transaction; onCommit hooks run after commit and not after a rollback', () => {
+    const db = openDatabase(':memory:');
+    const writer = new Writer(db);
+    const log: string[] = [];
+    writer.write(() => {
+      insertAccount(db, 'acc_a');
+      writer.onCommit(() => log.push(`hook sees ${db.prepare('SELECT count(*) FROM accounts').pluck().get()}`));
+      writer.write(() => insertAccount(db, 'acc_b'));
+      log.push('body done');
+    });
+    assert.deepEqual(log, ['body done', 'hook sees 2']);
+    assert.throws(() =>
+      writer.write(() => {
+        insertAccount(db, 'acc_c');
+        writer.onCommit(() => log.push('must not run'));
+        writer.write(() => insertAccount(db, 'acc_a')); // duplicate: the whole write rolls back
+      }),
+    );
+    assert.equal(db.prepare("SELECT count(*) FROM accounts WHERE id = 'acc_c'").pluck().get(), 0);
+    assert.equal(log.length, 2);
+    assert.equal(db.inTransaction, false);
+  });
+});
+
+describe('the database file holds no plaintext secret', () => {
+  it('key, token and session secrets and the password never reach the db or its WAL', async () => {
+    const file = tmpDb();
+    const services = openRuntime(testConfig({ db: file, masterSecretFile: `${file}.secret` }));
+    const { app } = createApp(services);
+    const password = 'PlainPassword-7d1f';
+    const account = services.auth.createAccount('owner', password);
+    const call = async (method: string, p: string, token: string | undefined, body?: unknown) => {
+      const res = await app.request(`http://127.0.0.1:8080${p}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (res.status === 204 ? {} : await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- response shapes vary
+    };
+    const login = await call('POST', '/api/session', undefined, { account: account.id, password });
+    const session = login.session.token as string;
+    const secrets = [password, session, services.auth.createSession(account.id).token];
+    for (let i = 0; i < 5; i++) secrets.push((await call('POST', '/api/v2/api-keys', session, { name: `k${i}`, permissions: ['events:read'] })).secret);
+    secrets.push((await call('POST', '/api/v1/tokens', session, { name: 't', scopes: ['events:read'] })).secret);
+    secrets.push(services.auth.createKey(account.id, { name: 'cli', permissions: ['events:read'] }).secret);
+    await call('GET', '/api/v2/api-keys', secrets[3]); // a use: lastUsedAt written
+    await call('DELETE', '/api/session', session);
+
+    const bytes = Buffer.concat([file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
+    assert.ok(bytes.length > 0);
+    for (const secret of secrets) {
+      assert.match(secret, /.{16}/);
+      const body = secret.replace(/^rl[ks]_/, '');
+      assert.equal(bytes.indexOf(secret), -1, 'secret found in the database');
+      assert.equal(bytes.indexOf(body.slice(0, 16)), -1, 'part of a secret found in the database');
+      assert.equal(bytes.indexOf(Buffer.from(secret, 'utf16le')), -1);
+    }
+    services.core.db.close();
+  });
+});
