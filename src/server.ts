@@ -45,9 +45,8 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const url = `http://${hostForUrl}:${port}`;
   if (!config.publicUrl) config.publicUrl = url;
   for (const w of workers) w.start();
-  log(`reclib listening on ${url}`);
   const hint = firstRunHint(services, config);
-  if (hint) log(hint);
+  log(hint ? `reclib listening on ${url}\n${hint}` : `reclib listening on ${url}`);
 
   let closing: Promise<void> | undefined;
   const close = () =>
