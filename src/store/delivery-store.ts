@@ -73,7 +73,7 @@ export class DeliveryStore {
       ),
       get: db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?'),
       forRecording: db.prepare<[string, string], DeliveryRow>(
-        'SELECT * FROM deliveries WHERE account_id = ? AND recording_id = ? ORDER BY created_at, id',
+        'SELECT * FROM deliveries WHERE account_id = ? AND recording_id = ? ORDER BY created_at, rowid',
       ),
       byIdempotencyKey: db.prepare<[string, string], DeliveryRow>(
         'SELECT * FROM deliveries WHERE account_id = ? AND idempotency_key = ?',
@@ -84,7 +84,7 @@ export class DeliveryStore {
       ),
       due: db.prepare<[number, number], DeliveryRow>(
         `SELECT * FROM deliveries WHERE status = 'queued' AND next_attempt_at <= ? AND body IS NOT NULL
-         ORDER BY next_attempt_at, created_at LIMIT ?`,
+         ORDER BY next_attempt_at, created_at, rowid LIMIT ?`,
       ),
       claimsSince: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE started_at > ?'),
       // The lease expiry doubles as the next due time: if the worker dies, the row is due again

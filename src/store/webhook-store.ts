@@ -34,7 +34,7 @@ export class WebhookStore {
       get: db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE account_id = ? AND id = ?'),
       byId: db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE id = ?'),
       active: db.prepare<[string], WebhookRow>(
-        "SELECT * FROM webhooks WHERE account_id = ? AND status = 'active' ORDER BY created_at, id",
+        "SELECT * FROM webhooks WHERE account_id = ? AND status = 'active' ORDER BY created_at, rowid",
       ),
       activeCount: db.prepare<[string], { n: number }>(
         "SELECT count(*) AS n FROM webhooks WHERE account_id = ? AND status = 'active'",

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { EventType } from '../src/services/events';
+import { harness, type Harness } from './helpers/harness';
+
+const HOOK = 'https://hooks.example.com/reclib';
+
+function subscribe(h: Harness, events: EventType[] | undefined, extra: { payloadMode?: 'text'; rules?: { prefix: string } } = {}) {
+  return h.services.webhooks.create(h.accountId, { url: HOOK, events, ...extra }).webhook;
+}
+
+function emit(h: Harness, type: EventType, recordingId = 'rec_1', revision = 1) {
+  const { writer, clock } = h.services.core;
+  return writer.write(() => h.services.events.emit(h.accountId, type, recordingId, revision, clock.now()));
+}
+
+const deliveries = (h: Harness, recordingId = 'rec_1') => h.services.webhooks.deliveries.forRecording(h.accountId, recordingId);
+
+describe('webhook outbox', () => {
+  test('an event queues one delivery per active subscription listing its type, with the default payload body', () => {
+    const h = harness();
+    const created = subscribe(h, ['recording.created']);
+    const both = subscribe(h, ['recording.created', 'recording.deleted']);
+    subscribe(h, ['recording.updated']);
+    const event = emit(h, 'recording.created', 'rec_1', 1);
+    const rows = deliveries(h);
+    assert.deepEqual(rows.map((d) => d.webhook_id).sort(), [created.id, both.id].sort());
+    for (const d of rows) {
+      assert.match(d.id, /^dlv_/);
+      assert.equal(d.status, 'queued');
+      assert.equal(d.kind, 'event');
+      assert.equal(d.event_id, String(event.seq));
+      assert.equal(d.revision, 1);
+      assert.equal(d.attempts, 0);
+      assert.equal(d.next_attempt_at, h.clock.now());
+      assert.equal(d.body, JSON.stringify({ id: String(event.seq), type: 'recording.created', recordingId: 'rec_1', revision: 1, createdAt: h.clock.now() }));
+    }
+  });
+
+  test('the default payload carries exactly id, type, recordingId, revision, createdAt — the feed item', async () => {
+    const h = harness();
+    subscribe(h, ['recording.deleted']);
+    emit(h, 'recording.deleted', 'rec_9', 4);
+    const [d] = deliveries(h, 'rec_9');
+    const feed = await h.req('GET', '/api/v2/events', { token: h.key(['events:read']) });
+    assert.deepEqual(JSON.parse(d?.body ?? ''), feed.json.events[0]);
+    assert.deepEqual(Object.keys(JSON.parse(d?.body ?? '')), ['id', 'type', 'recordingId', 'revision', 'createdAt']);
+  });
+
+  test('deliveries are written in the transaction of the event: a rolled-back change queues nothing', () => {
+    const h = harness();
+    subscribe(h, ['recording.created']);
+    const { writer, clock } = h.services.core;
+    assert.throws(() =>
+      writer.write(() => {
+        h.services.events.emit(h.accountId, 'recording.created', 'rec_1', 1, clock.now());
+        assert.equal(deliveries(h).length, 1);
+        throw new Error('the change failed');
+      }),
+    );
+    assert.equal(deliveries(h).length, 0);
+  });
+
+  test('disabled subscriptions and other accounts get nothing', () => {
+    const h = harness();
+    const w = subscribe(h, ['recording.created']);
+    h.services.webhooks.disable(h.accountId, w.id);
+    const otherAccount = h.services.auth.createAccount('other');
+    h.services.webhooks.create(otherAccount.id, { url: HOOK, events: ['recording.created'] });
+    emit(h, 'recording.created');
+    assert.equal(deliveries(h).length, 0);
+  });
+
+  test('text-mode subscriptions get no default payload; the text-mode planner seam runs in the emitting transaction', () => {
+    const h = harness();
+    const text = subscribe(h, ['recording.created'], { payloadMode: 'text' });
+    const rule = subscribe(h, undefined, { payloadMode: 'text', rules: { prefix: 'todo' } });
+    emit(h, 'recording.created');
+    assert.equal(deliveries(h).length, 0, 'without a planner, text mode sends nothing');
+
+    const seen: string[] = [];
+    h.services.webhooks.outbox.setTextModePlanner((event, webhook, outbox) => {
+      seen.push(`${event.type}→${webhook.id}`);
+      if (webhook.id === rule.id) {
+        outbox.enqueue({ webhook, eventId: String(event.seq), recordingId: event.recording_id, revision: event.revision, kind: 'rule', status: 'waiting_for_capture_input', body: null, now: event.created_at });
+      }
+    });
+    emit(h, 'recording.transcript_ready', 'rec_2', 2);
+    assert.deepEqual(seen.sort(), [`recording.transcript_ready→${rule.id}`, `recording.transcript_ready→${text.id}`].sort());
+    const [waiting] = deliveries(h, 'rec_2');
+    assert.equal(waiting?.status, 'waiting_for_capture_input');
+    assert.equal(waiting?.next_attempt_at, null);
+
+    // release() gives a waiting delivery its body and queues it.
+    h.services.core.writer.write(() => h.services.webhooks.outbox.release(waiting?.id ?? '', '{"text":1}', h.clock.now()));
+    const released = h.services.webhooks.deliveries.get(waiting?.id ?? '');
+    assert.equal(released?.status, 'queued');
+    assert.equal(released?.body, '{"text":1}');
+  });
+
+  test('disabling a subscription cancels its queued and waiting deliveries (status disabled), not other subscriptions\'', () => {
+    const h = harness();
+    const a = subscribe(h, ['recording.created', 'recording.updated']);
+    const b = subscribe(h, ['recording.created']);
+    emit(h, 'recording.created');
+    emit(h, 'recording.updated', 'rec_1', 2);
+    h.services.webhooks.disable(h.accountId, a.id);
+    const rows = deliveries(h);
+    assert.deepEqual(rows.filter((d) => d.webhook_id === a.id).map((d) => d.status), ['disabled', 'disabled']);
+    assert.deepEqual(rows.filter((d) => d.webhook_id === b.id).map((d) => d.status), ['queued']);
+    for (const d of rows.filter((d) => d.webhook_id === a.id)) assert.equal(d.next_attempt_at, null);
+  });
+});
