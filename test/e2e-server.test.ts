@@ -170,3 +170,38 @@ describe('first start on a database that already has an account', () => {
     }
   });
 });
+
+describe('graceful shutdown', () => {
+  it('SIGTERM lets an in-flight request finish, refuses new connections, then exits 0', async () => {
+    const db = tmpDb();
+    const server = await startServe(['--db', db]);
+    const { account } = await cliJson(['accounts', 'create', '--db', db, '--name', 'owner']);
+    const { session } = await cliJson(['sessions', 'create', '--db', db, '--account', account.id]);
+    let push: (text: string | null) => void = () => undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (text) => (text === null ? controller.close() : controller.enqueue(new TextEncoder().encode(text)));
+      },
+    });
+    const inFlight = fetch(`${server.url}/api/v2/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json', connection: 'close' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    push('{"name":"slow upload",');
+    await new Promise((r) => setTimeout(r, 150)); // the request is being read by the server
+    const exit = server.stop('SIGTERM');
+    for (let i = 0; i < 50 && !server.stdout().includes('SIGTERM received'); i++) await new Promise((r) => setTimeout(r, 10));
+    await assert.rejects(fetch(`${server.url}/healthz`), 'no new connections once stopping');
+    push('"permissions":["events:read"]}');
+    push(null);
+    const res = await inFlight;
+    assert.equal(res.status, 201, 'the in-flight request completed');
+    const started = Date.now();
+    assert.equal(await exit, 0);
+    assert.ok(Date.now() - started < 3_000, `exited ${Date.now() - started} ms after the last response`);
+    const keys = await cliJson(['keys', 'list', '--db', db, '--account', account.id]);
+    assert.equal(keys.keys.length, 1, 'its write was committed before the database closed');
+  });
+});
