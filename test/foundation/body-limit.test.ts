@@ -34,7 +34,7 @@ function countingStream(total: number, chunk = 64 * 1024) {
   return { stream, state };
 }
 
-async function post(h: ReturnType<typeof harness>, token: string, body: BodyInit, headers: Record<string, string> = {}) {
+async function post(h: ReturnType<typeof harness>, token: string, body: string | Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) {
   const res = await h.app.request('http://127.0.0.1:8080/probe/echo', {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
