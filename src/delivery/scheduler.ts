@@ -19,6 +19,7 @@ import { deriveWebhookSecret, signDelivery } from './signing';
 
 const WINDOW_MS = 60_000;
 const DEFAULT_INTERVAL_MS = 1_000;
+const INTERRUPTED = 'interrupted: no outcome was recorded before the lease ran out';
 
 /** Long enough that a live worker always finishes first: the send is cut at timeoutMs. */
 export const leaseMs = (timeoutMs: number): number => 2 * timeoutMs + 1_000;
@@ -121,11 +122,9 @@ export class DeliveryScheduler implements Worker {
       if (room <= 0) return claims;
       for (const row of this.deliveries.due(now, room)) {
         // A lease still set on a due row ran out: its worker died or hung before reporting.
-        if (row.lease_token !== null) {
-          this.deliveries.interruptAttempts(row.id, 'interrupted: no outcome was recorded before the lease ran out', now);
-        }
+        if (row.lease_token !== null) this.deliveries.interruptAttempts(row.id, INTERRUPTED, now);
         if (row.attempts >= MAX_ATTEMPTS) {
-          this.deliveries.close(row.id, 'failed', null, now);
+          this.deliveries.close(row.id, 'failed', INTERRUPTED, now);
           continue;
         }
         const webhook = this.webhooks.byId(row.webhook_id);
