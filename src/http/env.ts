@@ -14,6 +14,6 @@ export type AppEnv = {
 export interface HttpDeps {
   services: Services;
   rateLimiter: RateLimiter;
-  /** The origin the server is reached at, for the cookie Origin check and fetchUrl. */
+  /** The server's origin (scheme://host:port of --public-url, else of the request), for the cookie Origin check. */
   serverOrigin(c: Context): string;
 }
