@@ -131,3 +131,101 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
 );
 -- The per-minute claim limit counts attempts started in the last 60 s.
 CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts(started_at);
+
+-- ───────────────────────── recordings ─────────────────────────
+-- The library. seq is the sort key of every listing and the FTS rowid: recorded_at * 1024 + n
+-- (n = 0..1023, the next free slot of that millisecond), so "newest first" is ORDER BY seq DESC,
+-- a keyset cursor is one integer, and FTS5 walks its index in exactly that order, stopping after
+-- one page. recorded_at is immutable, so seq never changes. recorded_at ≤ 2^43 - 1 keeps seq below
+-- 2^53 (exact in JavaScript). Deleted recordings stay as tombstones (deleted_at set, text, audio
+-- and the body hash erased) so that retried creates and later access answer 410.
+CREATE TABLE IF NOT EXISTS recordings (
+  seq             INTEGER PRIMARY KEY,
+  id              TEXT NOT NULL UNIQUE,       -- rec_…
+  account_id      TEXT NOT NULL REFERENCES accounts(id),
+  integration_id  TEXT NOT NULL,              -- the creator's integration identity (int_… or app)
+  type            TEXT NOT NULL CHECK (type IN ('clip', 'memo')),
+  title           TEXT NOT NULL DEFAULT '',
+  transcript      TEXT NOT NULL DEFAULT '',
+  summary         TEXT NOT NULL DEFAULT '',
+  recorded_at     INTEGER NOT NULL,
+  created_at      INTEGER NOT NULL,
+  updated_at      INTEGER NOT NULL,
+  revision        INTEGER NOT NULL,
+  status          TEXT NOT NULL CHECK (status IN ('pending', 'transcribing', 'ready', 'no_speech', 'failed')),
+  pinned          INTEGER NOT NULL DEFAULT 0,
+  device_id       TEXT,
+  external_id     TEXT,                       -- scoped to integration_id
+  source          TEXT,                       -- v1 capture source
+  capture_input   TEXT,                       -- v1 capture input (hold, doubleTap, …); immutable once set
+  native          INTEGER NOT NULL DEFAULT 0, -- an app/device capture (session create with device or input)
+  text_saved      INTEGER NOT NULL DEFAULT 1, -- 0: metadata-only pending capture, no recording.created yet
+  processing_updated_at INTEGER,              -- v1 processing report: when and what the client said
+  processing_message    TEXT,
+  audio           TEXT NOT NULL DEFAULT '[]', -- JSON [{clientId, fileId, reportedAt}], memos only
+  body_hash       TEXT NOT NULL,              -- sha256 of the canonical create body (idempotent replays)
+  deleted_at      INTEGER
+);
+-- Listing indexes: each ends (implicitly) in seq, so an equality filter plus a seq range is read
+-- in order and a page costs its own size. Tombstones are left out.
+CREATE INDEX IF NOT EXISTS recordings_account ON recordings(account_id) WHERE deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS recordings_account_type ON recordings(account_id, type) WHERE deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS recordings_account_status ON recordings(account_id, status) WHERE deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS recordings_account_device ON recordings(account_id, device_id) WHERE deleted_at IS NULL;
+CREATE INDEX IF NOT EXISTS recordings_account_source ON recordings(account_id, source) WHERE deleted_at IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS recordings_external ON recordings(integration_id, external_id)
+  WHERE external_id IS NOT NULL;
+
+-- Idempotency keys of creates, per integration identity, kept as long as the recording (tombstones
+-- included): an offline device may retry after days.
+CREATE TABLE IF NOT EXISTS recording_keys (
+  integration_id  TEXT NOT NULL,
+  key             TEXT NOT NULL,
+  recording_seq   INTEGER NOT NULL REFERENCES recordings(seq),
+  created_at      INTEGER NOT NULL,
+  PRIMARY KEY (integration_id, key)
+) WITHOUT ROWID;
+
+-- Full-text index over title and transcript, external content keyed by seq. Only live recordings
+-- with some text are indexed (the triggers below keep that set exact, inside the writing
+-- transaction). secure-delete makes a delete or edit remove the old tokens from the index itself,
+-- so deleted text is gone from the index, not just hidden. The prefix index serves 3-character
+-- prefix queries in rowid order; longer words are expanded through recording_terms
+-- (src/services/recording-search.ts).
+CREATE VIRTUAL TABLE IF NOT EXISTS recordings_fts USING fts5(
+  title, transcript,
+  content = 'recordings', content_rowid = 'seq',
+  tokenize = 'unicode61 remove_diacritics 2',
+  prefix = '3',
+  columnsize = 0
+);
+INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
+
+CREATE TRIGGER IF NOT EXISTS recordings_fts_insert AFTER INSERT ON recordings
+  WHEN new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> '')
+BEGIN
+  INSERT INTO recordings_fts (rowid, title, transcript) VALUES (new.seq, new.title, new.transcript);
+END;
+CREATE TRIGGER IF NOT EXISTS recordings_fts_update AFTER UPDATE OF title, transcript, deleted_at ON recordings
+  WHEN old.title IS NOT new.title OR old.transcript IS NOT new.transcript OR old.deleted_at IS NOT new.deleted_at
+BEGIN
+  INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript)
+    SELECT 'delete', old.seq, old.title, old.transcript
+    WHERE old.deleted_at IS NULL AND (old.title <> '' OR old.transcript <> '');
+  INSERT INTO recordings_fts (rowid, title, transcript)
+    SELECT new.seq, new.title, new.transcript
+    WHERE new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> '');
+END;
+CREATE TRIGGER IF NOT EXISTS recordings_fts_delete AFTER DELETE ON recordings
+  WHEN old.deleted_at IS NULL AND (old.title <> '' OR old.transcript <> '')
+BEGIN
+  INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript) VALUES ('delete', old.seq, old.title, old.transcript);
+END;
+
+-- Every word form ever indexed (lower-cased, and also with diacritics removed), a superset of the
+-- FTS vocabulary: a prefix query for a word longer than the prefix index is rewritten into an OR
+-- of the few indexed words it is a prefix of, which FTS5 evaluates lazily in rowid order instead
+-- of materialising every match first. Never shrinks (stale entries only cost an empty lookup).
+CREATE TABLE IF NOT EXISTS recording_terms (
+  term TEXT PRIMARY KEY
+) WITHOUT ROWID;

@@ -6,6 +6,7 @@ import { AuthService } from './auth';
 import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';
 import { EventService } from './events';
+import { RecordingService } from './recordings';
 import { createWebhookService } from './webhooks';
 
 export function createServices(core: Core) {
@@ -13,10 +14,11 @@ export function createServices(core: Core) {
   const devices = new DeviceService(core);
   const deviceSettings = new DeviceSettingsService(core, devices);
   const events = new EventService(core);
+  const recordings = new RecordingService(core, events);
   /** Background workers started by `serve` (the delivery scheduler registers here). */
   const workers: Worker[] = [];
   const webhooks = createWebhookService(core, events, workers);
-  return { core, auth, devices, deviceSettings, events, workers, webhooks };
+  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks };
 }
 
 export type Services = ReturnType<typeof createServices>;

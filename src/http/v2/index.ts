@@ -4,11 +4,13 @@ import type { ApiRouter } from '../router';
 import { registerApiKeys } from './api-keys';
 import { registerDevices } from './devices';
 import { registerEvents } from './events';
+import { registerRecordings } from './recordings';
 import { registerWebhooks } from './webhooks';
 
 export function registerV2(r: ApiRouter, deps: HttpDeps): void {
   registerApiKeys(r, deps);
   registerDevices(r, deps);
   registerEvents(r, deps);
+  registerRecordings(r, deps);
   registerWebhooks(r, deps);
 }

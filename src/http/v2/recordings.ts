@@ -1,0 +1,216 @@
+// v2 /recordings: create, read, edit, delete and search (spec "Rules for the recording endpoints",
+// CONTRACT §5). The rules live in RecordingService; this file only maps HTTP to it.
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { invalid } from '../../errors';
+import { can, type Principal } from '../../permissions';
+import { RECORDING_TYPES } from '../../services/device-inputs';
+import { MAX_AUDIO_REFS } from '../../services/recording-input';
+import { MAX_RECORDED_AT, RECORDING_STATUSES, recordingJson, recordingRef, type RecordingRow } from '../../services/recording-model';
+import { MAX_IDEMPOTENCY_KEY } from '../../services/recordings';
+import type { AppEnv, HttpDeps } from '../env';
+import { etag, parseIfMatch } from '../if-match';
+import type { ApiRouter } from '../router';
+import { Id, IdParams, queryInt } from '../schemas';
+
+const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
+
+export const RecordingSchema = v.object({
+  id: v.string(),
+  type: v.picklist(RECORDING_TYPES),
+  title: v.string(),
+  transcript: v.string(),
+  summary: v.string(),
+  recordedAt: v.number(),
+  updatedAt: v.number(),
+  revision: v.number(),
+  status: v.picklist(RECORDING_STATUSES),
+  pinned: v.boolean(),
+  audio: v.array(v.object({ clientId: v.string(), fileId: v.string() })),
+  deviceId: v.optional(v.string()),
+  externalId: v.optional(v.string()),
+});
+const RecordingResponse = v.object({
+  recording: v.union([RecordingSchema, v.pipe(v.object({ id: v.string(), revision: v.number() }), v.description('Callers without recordings:read'))]),
+});
+
+const AudioRefSchema = v.strictObject({ clientId: Id, fileId: Id });
+
+const CreateBody = v.strictObject({
+  type: v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"'),
+  title: v.optional(v.string()),
+  transcript: v.optional(v.pipe(v.string(), v.description('A nonempty transcript makes the status "ready" (else "pending")'))),
+  summary: v.optional(v.string()),
+  recordedAt: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be a whole number of Unix milliseconds'),
+      v.minValue(0, `must be from 0 to ${MAX_RECORDED_AT}`),
+      v.maxValue(MAX_RECORDED_AT, `must be from 0 to ${MAX_RECORDED_AT} (year 2248)`),
+      v.description(`${RECORDED_AT_RULE}. Default: now.`),
+    ),
+  ),
+  externalId: v.optional(v.pipe(Id, v.description('Your own id for an import; a repeat with the same externalId and body returns the same recording'))),
+  audio: v.optional(
+    v.pipe(
+      v.array(AudioRefSchema),
+      v.maxLength(MAX_AUDIO_REFS, `must list at most ${MAX_AUDIO_REFS} references`),
+      v.description('Memo only: opaque local-file references { clientId, fileId } (no paths, URLs or bytes)'),
+    ),
+  ),
+});
+
+const Fixed = v.optional(v.pipe(v.unknown(), v.description('Fixed after creation: sending it gives 409 immutable_field')));
+const PatchBody = v.strictObject({
+  title: v.optional(v.string()),
+  transcript: v.optional(v.string()),
+  summary: v.optional(v.string()),
+  pinned: v.optional(v.boolean()),
+  type: Fixed,
+  audio: Fixed,
+  recordedAt: Fixed,
+  externalId: Fixed,
+  deviceId: Fixed,
+});
+
+const ListQuery = v.strictObject({
+  type: v.optional(v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"')),
+  q: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(200, 'must be at most 200 characters'),
+      v.description(
+        'Words that must all appear in the title or transcript; each word also matches longer words it starts ' +
+          '("meet" finds "meeting"), case- and accent-insensitively; "double quotes" make an exact phrase; ' +
+          'a one-character word (a-z, 0-9) matches only itself; other punctuation is ignored.',
+      ),
+    ),
+  ),
+  deviceId: v.optional(Id),
+  status: v.optional(v.picklist(RECORDING_STATUSES, `must be one of ${RECORDING_STATUSES.join(', ')}`)),
+  from: v.optional(v.pipe(queryInt(0, Number.MAX_SAFE_INTEGER), v.description('Earliest capture time, Unix ms, inclusive'))),
+  to: v.optional(v.pipe(queryInt(0, Number.MAX_SAFE_INTEGER), v.description('Latest capture time, Unix ms, inclusive'))),
+  limit: v.optional(v.pipe(queryInt(1, 100), v.description('Page size 1-100, default 50')), '50'),
+  cursor: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(1024, 'must be at most 1024 characters'),
+      v.description('nextCursor of the previous page; valid only with the same filters'),
+    ),
+  ),
+});
+const ListResponse = v.object({
+  recordings: v.array(RecordingSchema),
+  nextCursor: v.pipe(v.nullable(v.string()), v.description('Pass as cursor for the next page; null on the last page')),
+});
+
+const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag of your last read ("3", W/"3" or 3). Missing: 428; stale: 412.' };
+const IF_MATCH_MAX = 100;
+
+/** The full recording for readers; only id and revision for write-only callers (spec rule 2). */
+const written = (principal: Principal, row: RecordingRow) => ({
+  recording: can(principal, 'recordings:read') ? recordingJson(row) : recordingRef(row),
+});
+
+function idempotencyKey(c: Context<AppEnv>): string {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined) throw invalid('Idempotency-Key header is required: a unique value per new recording, reused only to retry it');
+  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) throw invalid(`Idempotency-Key header must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
+  return key;
+}
+
+export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
+  const { recordings } = deps.services;
+  r.add(
+    {
+      method: 'post', path: '/recordings', operationId: 'createRecording', tag: 'recordings', access: { permission: 'recordings:create' },
+      summary: 'Create a recording (idempotent per Idempotency-Key and per externalId)',
+      body: CreateBody,
+      headers: [
+        {
+          name: 'Idempotency-Key', required: true,
+          description: `1-${MAX_IDEMPOTENCY_KEY} characters, scoped to your key's integration identity and kept as long as the recording. ` +
+            'The same key and body again returns the recording as it is now (200, Idempotent-Replayed: true); ' +
+            'another body gives 409 idempotency_conflict; a deleted recording gives 410.',
+        },
+      ],
+      responses: {
+        201: { description: 'Created; Location and ETag headers', schema: RecordingResponse },
+        200: { description: 'Replay of an earlier create (header Idempotent-Replayed: true)', schema: RecordingResponse },
+        409: { description: 'idempotency_conflict: this key or externalId was used with another body; limit_reached: 1,024 recordings share this recordedAt millisecond' },
+        410: { description: 'The recording this key or externalId created was deleted' },
+      },
+    },
+    (c, { body, principal }) => {
+      const { row, replayed } = recordings.create(principal, body, idempotencyKey(c));
+      c.header('ETag', etag(row.revision));
+      c.header('Location', `/api/v2/recordings/${row.id}`);
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(written(principal, row), replayed ? 200 : 201);
+    },
+  );
+  r.add(
+    {
+      method: 'get', path: '/recordings/{id}', operationId: 'getRecording', tag: 'recordings', access: { permission: 'recordings:read' },
+      summary: 'Read a recording; the ETag header is its revision',
+      params: IdParams,
+      responses: { 200: { description: 'The recording', schema: v.object({ recording: RecordingSchema }) }, 404: { description: 'Not found' }, 410: { description: 'Deleted' } },
+    },
+    (c, { params, principal }) => {
+      const row = recordings.get(principal, params.id);
+      c.header('ETag', etag(row.revision));
+      return c.json({ recording: recordingJson(row) });
+    },
+  );
+  r.add(
+    {
+      method: 'patch', path: '/recordings/{id}', operationId: 'updateRecording', tag: 'recordings', access: { permission: 'recordings:write' },
+      summary: 'Edit title, transcript, summary or pinned; send only the fields to change',
+      params: IdParams,
+      body: PatchBody,
+      headers: [IF_MATCH],
+      responses: {
+        200: { description: 'The recording after the edit (an edit that changes nothing keeps the revision)', schema: RecordingResponse },
+        409: { description: 'immutable_field (type, audio, recordedAt, externalId, deviceId) or not_editable (a capture the app has not saved yet)' },
+        410: { description: 'Deleted' },
+        412: { description: 'Stale If-Match: read again' },
+        428: { description: 'If-Match missing' },
+      },
+    },
+    (c, { params, body, principal }) => {
+      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const row = recordings.update(principal, params.id, body, expected);
+      c.header('ETag', etag(row.revision));
+      return c.json(written(principal, row));
+    },
+  );
+  r.add(
+    {
+      method: 'delete', path: '/recordings/{id}', operationId: 'deleteRecording', tag: 'recordings', access: { permission: 'recordings:delete' },
+      summary: 'Delete a recording: its text leaves the database and the search index; later access answers 410',
+      params: IdParams,
+      headers: [IF_MATCH],
+      responses: { 204: { description: 'Deleted' }, 410: { description: 'Already deleted' }, 412: { description: 'Stale If-Match' }, 428: { description: 'If-Match missing' } },
+    },
+    (c, { params, principal }) => {
+      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      recordings.remove(principal, params.id, expected);
+      return c.body(null, 204);
+    },
+  );
+  r.add(
+    {
+      method: 'get', path: '/recordings', operationId: 'listRecordings', tag: 'recordings', access: { permission: 'recordings:read' },
+      summary: 'Search and page the library, newest first by capture time (ties: newest created first)',
+      query: ListQuery,
+      responses: { 200: { description: 'One page', schema: ListResponse } },
+    },
+    (c, { query, principal }) => {
+      if (query.from !== undefined && query.to !== undefined && query.from > query.to) throw invalid('query.from: must not be after query.to');
+      const { rows, nextCursor } = recordings.list(principal, query);
+      return c.json({ recordings: rows.map(recordingJson), nextCursor });
+    },
+  );
+}

@@ -1,0 +1,106 @@
+// The recording as stored and as v2 shows it. One row type and one row → JSON mapping, so the v1
+// layer can map the very same row to its own shape (kind, source, processing, audioAssets).
+import { sha256Hex } from '../ids';
+import type { RecordingType } from './device-inputs';
+
+export const RECORDING_STATUSES = ['pending', 'transcribing', 'ready', 'no_speech', 'failed'] as const;
+export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+
+/** The listing sort key is recorded_at * SLOTS + n, unique; see schema.sql. */
+export const SEQ_SLOTS = 1024;
+/**
+ * Largest accepted recordedAt: 2^43 - 1 ms (year 2248), so recordedAt * 1024 + 1023 stays below
+ * 2^53 and every sort key is an exact JavaScript number.
+ */
+export const MAX_RECORDED_AT = 2 ** 43 - 1;
+
+export interface AudioRef {
+  clientId: string;
+  fileId: string;
+  /** When the client reported the reference (v1 audioAssets). */
+  reportedAt: number;
+}
+
+/** A row of the recordings table (schema.sql). */
+export interface RecordingRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  integration_id: string;
+  type: RecordingType;
+  title: string;
+  transcript: string;
+  summary: string;
+  recorded_at: number;
+  created_at: number;
+  updated_at: number;
+  revision: number;
+  status: RecordingStatus;
+  pinned: number;
+  device_id: string | null;
+  external_id: string | null;
+  source: string | null;
+  capture_input: string | null;
+  native: number;
+  text_saved: number;
+  processing_updated_at: number | null;
+  processing_message: string | null;
+  /** JSON array of AudioRef. */
+  audio: string;
+  body_hash: string;
+  deleted_at: number | null;
+}
+
+/** The v2 recording (spec "recording (v2)", CONTRACT §5), fields in the spec's order. */
+export interface RecordingJson {
+  id: string;
+  type: RecordingType;
+  title: string;
+  transcript: string;
+  summary: string;
+  recordedAt: number;
+  updatedAt: number;
+  revision: number;
+  status: RecordingStatus;
+  pinned: boolean;
+  audio: Array<{ clientId: string; fileId: string }>;
+  deviceId?: string;
+  externalId?: string;
+}
+
+export const audioRefs = (row: Pick<RecordingRow, 'type' | 'audio'>): AudioRef[] =>
+  row.type === 'clip' || row.audio === '[]' ? [] : (JSON.parse(row.audio) as AudioRef[]);
+
+export function recordingJson(row: RecordingRow): RecordingJson {
+  const json: RecordingJson = {
+    id: row.id,
+    type: row.type,
+    title: row.title,
+    transcript: row.transcript,
+    summary: row.summary,
+    recordedAt: row.recorded_at,
+    updatedAt: row.updated_at,
+    revision: row.revision,
+    status: row.status,
+    pinned: row.pinned === 1,
+    audio: audioRefs(row).map((a) => ({ clientId: a.clientId, fileId: a.fileId })),
+  };
+  if (row.device_id !== null) json.deviceId = row.device_id;
+  if (row.external_id !== null) json.externalId = row.external_id;
+  return json;
+}
+
+/** What a caller without recordings:read gets back from a write (spec recording rule 2). */
+export const recordingRef = (row: RecordingRow): { id: string; revision: number } => ({ id: row.id, revision: row.revision });
+
+/** JSON with object keys sorted at every level and undefined members dropped: key order is not meaning. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export const bodyHash = (body: unknown): string => sha256Hex(canonicalJson(body));

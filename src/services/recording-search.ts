@@ -1,0 +1,138 @@
+// Search and paging of the library (CONTRACT §5 "GET /recordings", "q").
+//
+// q: every word must appear in the title or the transcript (AND); a word matches any indexed word
+// it is a prefix of ("meet" finds "meeting"), case- and accent-insensitively; "double quotes" make
+// an exact phrase. A one-character ASCII word (a-z, 0-9) matches only itself, since as a prefix it
+// would match nearly everything. Text without words (only punctuation) sets no condition. Nothing
+// from q reaches FTS5 as syntax: every word is re-emitted as a quoted string.
+//
+// Paging: newest first by recordedAt, ties by creation order (the sort key seq, see schema.sql). The
+// cursor is the last seq of the page plus a digest of the filters it was made for, so it can only
+// continue the same search; a page always reflects the current data.
+import { invalid } from '../errors';
+import { sha256Hex } from '../ids';
+import type { RecordingSearchStore } from '../store/recording-search-store';
+import { canonicalJson, MAX_RECORDED_AT, SEQ_SLOTS, type RecordingRow } from './recording-model';
+import { textWords, type SearchTerms } from './search-terms';
+
+export interface SearchFilters {
+  type?: string | undefined;
+  q?: string | undefined;
+  deviceId?: string | undefined;
+  status?: string | undefined;
+  /** v1 filter. */
+  source?: string | undefined;
+  /** Inclusive capture-time bounds, Unix ms. */
+  from?: number | undefined;
+  to?: number | undefined;
+}
+
+export interface ListInput extends SearchFilters {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** Length of the FTS5 prefix index in schema.sql (prefix = '3'). */
+const PREFIX_INDEX_CHARS = 3;
+/** Up to this many whole-word expansions are ORed; a wider prefix uses FTS5's own prefix query. */
+const MAX_EXPANSIONS = 48;
+const ASCII_WORD = /^[a-z0-9]+$/;
+const CURSOR_PREFIX = 'rc1.';
+
+const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+
+/** q → its words and quoted phrases. An unmatched quote opens a phrase that runs to the end. */
+export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] }> {
+  const parts = q.split('"');
+  const out: Array<{ phrase: boolean; words: string[] }> = [];
+  parts.forEach((part, i) => {
+    const words = textWords(part);
+    if (words.length === 0) return;
+    if (i % 2 === 1) out.push({ phrase: true, words });
+    else for (const w of words) out.push({ phrase: false, words: [w] });
+  });
+  return out;
+}
+
+/**
+ * The FTS5 expression for q: '' when q has no words (no text condition), null when some word
+ * cannot match anything (the page is empty without asking FTS5).
+ */
+export function matchExpression(q: string, terms: Pick<SearchTerms, 'expansions'>): string | null {
+  const clauses: string[] = [];
+  for (const item of parseQuery(q)) {
+    const word = item.words[0]!;
+    if (item.phrase) clauses.push(quote(item.words.join(' ')));
+    else if (ASCII_WORD.test(word) && word.length === 1) clauses.push(quote(word));
+    else if (ASCII_WORD.test(word) && word.length !== PREFIX_INDEX_CHARS) {
+      const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
+      if (forms.length === 0) return null;
+      clauses.push(forms.length > MAX_EXPANSIONS ? `${quote(word)}*` : `(${forms.map(quote).join(' OR ')})`);
+    } else clauses.push(`${quote(word)}*`);
+  }
+  return clauses.join(' AND ');
+}
+
+const filterKey = (f: SearchFilters): string =>
+  sha256Hex(canonicalJson({ type: f.type, q: f.q, deviceId: f.deviceId, status: f.status, source: f.source, from: f.from, to: f.to })).slice(0, 16);
+
+export const encodeCursor = (seq: number, filters: SearchFilters): string =>
+  CURSOR_PREFIX + Buffer.from(`${seq}.${filterKey(filters)}`).toString('base64url');
+
+/** The seq a cursor continues after; 400 for anything that is not a cursor of these filters. */
+export function decodeCursor(cursor: string, filters: SearchFilters): number {
+  if (cursor.startsWith(CURSOR_PREFIX) && cursor.length <= 64) {
+    const m = /^(\d{1,16})\.([0-9a-f]{16})$/.exec(Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('latin1'));
+    if (m && CURSOR_PREFIX + Buffer.from(`${m[1]}.${m[2]}`).toString('base64url') === cursor) {
+      if (m[2] !== filterKey(filters)) throw invalid('cursor: it was issued for other filters; repeat the same filters or start without a cursor');
+      return Number(m[1]);
+    }
+  }
+  throw invalid('cursor: not a cursor returned by GET /recordings');
+}
+
+/** Filters as compared by cursors: an empty or blank q is no q. */
+export const normalizeFilters = (f: SearchFilters): SearchFilters => ({
+  type: f.type,
+  q: f.q !== undefined && f.q.trim() !== '' ? f.q : undefined,
+  deviceId: f.deviceId,
+  status: f.status,
+  source: f.source,
+  from: f.from,
+  to: f.to,
+});
+
+export function listPage(
+  store: RecordingSearchStore,
+  terms: Pick<SearchTerms, 'expansions'>,
+  accountId: string,
+  input: ListInput,
+): { rows: RecordingRow[]; nextCursor: string | null } {
+  const filters = normalizeFilters(input);
+  let hi = input.to === undefined ? MAX_RECORDED_AT * SEQ_SLOTS + SEQ_SLOTS - 1 : Math.min(input.to, MAX_RECORDED_AT) * SEQ_SLOTS + SEQ_SLOTS - 1;
+  const lo = input.from === undefined ? 0 : input.from * SEQ_SLOTS;
+  if (input.cursor !== undefined) hi = Math.min(hi, decodeCursor(input.cursor, filters) - 1);
+  const empty = { rows: [], nextCursor: null };
+  if (input.from !== undefined && input.from > MAX_RECORDED_AT) return empty;
+  if (lo > hi) return empty;
+  let match: string | undefined;
+  if (filters.q !== undefined) {
+    const expr = matchExpression(filters.q, terms);
+    if (expr === null) return empty;
+    if (expr !== '') match = expr;
+  }
+  const rows = store.page({
+    accountId,
+    match,
+    type: filters.type,
+    status: filters.status,
+    deviceId: filters.deviceId,
+    source: filters.source,
+    lo,
+    hi,
+    limit: input.limit + 1,
+  });
+  if (rows.length <= input.limit) return { rows, nextCursor: null };
+  const page = rows.slice(0, input.limit);
+  return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!.seq, filters) };
+}

@@ -1,0 +1,325 @@
+// RecordingService: the one writer of recordings. Every create, edit, report and delete runs here in
+// one Writer transaction together with its events (and, through the event listeners, the webhook
+// outbox rows), the FTS index (schema triggers) and the change hooks, so nothing is announced that
+// was not saved and nothing saved goes unannounced. Methods take plain inputs, not HTTP types: the
+// v2 routes and the v1 compatibility layer call the same code.
+//
+// Events per write (spec "Events"; all carry the revision after the write):
+//   create with text ............................ recording.created (+ recording.transcript_ready
+//                                                  when the transcript is nonempty)
+//   create of a metadata-only pending capture ... none (a native capture without a transcript)
+//   first save of such a capture by its app ..... recording.created (+ transcript_ready if nonempty)
+//   edit that changes something ................. recording.updated (+ transcript_ready when the
+//                                                  transcript changed to a nonempty text)
+//   edit that changes nothing ................... none, and the revision stays
+//   processing or audio report that changes ..... recording.updated
+//   delete ...................................... recording.deleted (revision + 1)
+// A capture that was never announced (not yet saved) emits nothing for later writes either.
+import type { Core } from '../context';
+import { AppError, invalid, notFound } from '../errors';
+import { newId } from '../ids';
+import type { Principal } from '../permissions';
+import { RecordingSearchStore } from '../store/recording-search-store';
+import { RecordingStore } from '../store/recording-store';
+import type { EventService } from './events';
+import {
+  checkCreateInput,
+  checkOpaqueId,
+  checkPatch,
+  immutableFieldIn,
+  type CreateInput,
+  type RecordingPatch,
+} from './recording-input';
+import { audioRefs, bodyHash, SEQ_SLOTS, type AudioRef, type RecordingRow, type RecordingStatus } from './recording-model';
+import { listPage, type ListInput } from './recording-search';
+import { SearchTerms } from './search-terms';
+
+/** Called inside the writing transaction with the row before (null on create) and after. */
+export type ChangeListener = (before: RecordingRow | null, after: RecordingRow) => void;
+
+export const MAX_IDEMPOTENCY_KEY = 255;
+/** Every this many index-changing writes, one bounded FTS merge slice runs after the commit. */
+const MERGE_EVERY = 64;
+const MERGE_PAGES = 64;
+
+export class RecordingService {
+  readonly store: RecordingStore;
+  readonly searchStore: RecordingSearchStore;
+  readonly terms: SearchTerms;
+  private readonly listeners: ChangeListener[] = [];
+  private indexWrites = 0;
+
+  constructor(
+    private readonly core: Core,
+    private readonly events: EventService,
+  ) {
+    this.store = new RecordingStore(core.db);
+    this.searchStore = new RecordingSearchStore(core.db);
+    this.terms = new SearchTerms(core);
+  }
+
+  /** Registers a hook run inside every recording write (e.g. the capture-rule engine). */
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Creates a recording, or replays the one this key (or this externalId) created before.
+   * Keys and external ids belong to the caller's integration identity.
+   */
+  create(principal: Principal, input: CreateInput, idempotencyKey: string): { row: RecordingRow; replayed: boolean } {
+    if (idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
+      throw invalid(`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
+    }
+    checkCreateInput(input);
+    const hash = bodyHash(input);
+    return this.core.writer.write(() => {
+      const now = this.core.clock.now();
+      const keyed = this.store.keyTarget(principal.integrationId, idempotencyKey);
+      if (keyed !== undefined) return { row: replay(this.store.bySeq(keyed)!, hash, 'Idempotency-Key'), replayed: true };
+      if (input.externalId !== undefined) {
+        const existing = this.store.byExternalId(principal.integrationId, input.externalId);
+        if (existing) {
+          const row = replay(existing, hash, 'externalId');
+          this.store.insertKey(principal.integrationId, idempotencyKey, row.seq, now);
+          return { row, replayed: true };
+        }
+      }
+      const row = this.newRow(principal, input, hash, now);
+      this.store.insert(row);
+      this.store.insertKey(principal.integrationId, idempotencyKey, row.seq, now);
+      this.indexed(row.title, row.transcript);
+      if (row.text_saved === 1) this.announceText(row, 'recording.created', true, now);
+      for (const l of this.listeners) l(null, row);
+      return { row, replayed: false };
+    });
+  }
+
+  /** The live recording; 404 when it is not the caller's account's, 410 when deleted. */
+  get(principal: Pick<Principal, 'accountId'>, id: string): RecordingRow {
+    const row = this.store.get(principal.accountId, id);
+    if (!row) throw notFound('recording');
+    if (row.deleted_at !== null) throw new AppError('gone', `recording ${id} was deleted`);
+    return row;
+  }
+
+  /** Edits title, transcript, summary and pinned. A patch that changes nothing keeps the revision. */
+  update(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number): RecordingRow {
+    checkPatch(patch);
+    return this.core.writer.write(() => {
+      const before = this.get(principal, id);
+      this.checkEditable(principal, before);
+      const fixed = immutableFieldIn(patch);
+      if (fixed) throw new AppError('immutable_field', `${fixed}: cannot be changed after creation; editable are title, transcript, summary, pinned`);
+      checkRevision(before, expectedRevision);
+      const after: RecordingRow = { ...before };
+      if (patch.title !== undefined) after.title = patch.title;
+      if (patch.transcript !== undefined) after.transcript = patch.transcript;
+      if (patch.summary !== undefined) after.summary = patch.summary;
+      if (patch.pinned !== undefined) after.pinned = patch.pinned ? 1 : 0;
+      // Saving a nonempty transcript makes the recording ready (spec "Recording status").
+      if (patch.transcript !== undefined && patch.transcript !== '') after.status = 'ready';
+      // The app's first save of its pending capture is what announces it.
+      const firstSave = before.text_saved === 0 && patch.transcript !== undefined;
+      if (firstSave) after.text_saved = 1;
+      const changed =
+        firstSave ||
+        after.title !== before.title ||
+        after.transcript !== before.transcript ||
+        after.summary !== before.summary ||
+        after.pinned !== before.pinned ||
+        after.status !== before.status;
+      if (!changed) return before;
+      const now = this.core.clock.now();
+      after.revision = before.revision + 1;
+      after.updated_at = now;
+      this.store.save(after);
+      if (after.title !== before.title || after.transcript !== before.transcript) this.indexed(after.title, after.transcript);
+      if (firstSave) this.announceText(after, 'recording.created', true, now);
+      else if (before.text_saved === 1) this.announceText(after, 'recording.updated', after.transcript !== before.transcript, now);
+      for (const l of this.listeners) l(before, after);
+      return after;
+    });
+  }
+
+  /** Deletes: the row stays as a tombstone without text or audio, so later access answers 410. */
+  remove(principal: Principal, id: string, expectedRevision: number): RecordingRow {
+    return this.core.writer.write(() => {
+      const before = this.get(principal, id);
+      checkRevision(before, expectedRevision);
+      const now = this.core.clock.now();
+      const after: RecordingRow = {
+        ...before,
+        title: '',
+        transcript: '',
+        summary: '',
+        audio: '[]',
+        processing_message: null,
+        body_hash: '',
+        deleted_at: now,
+        updated_at: now,
+        revision: before.revision + 1,
+      };
+      this.store.save(after);
+      if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.deleted', after.id, after.revision, now);
+      for (const l of this.listeners) l(before, after);
+      return after;
+    });
+  }
+
+  /** One page of the account's live recordings, newest first (see recording-search.ts). */
+  list(principal: Pick<Principal, 'accountId'>, input: ListInput): { rows: RecordingRow[]; nextCursor: string | null } {
+    return listPage(this.searchStore, this.terms, principal.accountId, input);
+  }
+
+  /**
+   * v1 processing report of the importing application: status, message and capture metadata
+   * (which may arrive after the transcript and is fixed once set).
+   */
+  reportProcessing(
+    principal: Principal,
+    id: string,
+    report: { status: RecordingStatus; message?: string | undefined; captureInput?: string | undefined; deviceId?: string | undefined },
+    expectedRevision?: number,
+  ): RecordingRow {
+    if (report.captureInput !== undefined) checkOpaqueId('captureInput', report.captureInput);
+    if (report.deviceId !== undefined) checkOpaqueId('deviceId', report.deviceId);
+    return this.core.writer.write(() => {
+      const before = this.ownRecording(principal, id, expectedRevision);
+      const after: RecordingRow = { ...before, status: report.status, processing_message: report.message ?? null };
+      for (const [field, column] of [['captureInput', 'capture_input'], ['deviceId', 'device_id']] as const) {
+        const value = report[field];
+        if (value === undefined || value === before[column]) continue;
+        if (before[column] !== null) throw new AppError('immutable_field', `${field}: capture metadata is fixed once set`);
+        after[column] = value;
+        // Capture metadata reported by the app itself makes this a native capture.
+        if (principal.kind === 'session') after.native = 1;
+      }
+      return this.saveReport(before, after);
+    });
+  }
+
+  /** v1 audio report: adds (available) or removes one local-file reference of a memo. */
+  reportAudio(principal: Principal, id: string, ref: { clientId: string; fileId: string; available: boolean }, expectedRevision?: number): RecordingRow {
+    checkOpaqueId('clientId', ref.clientId);
+    checkOpaqueId('fileId', ref.fileId);
+    return this.core.writer.write(() => {
+      const before = this.ownRecording(principal, id, expectedRevision);
+      if (before.type === 'clip') throw new AppError('not_editable', 'a clip keeps no audio; audio references are for memos only');
+      const refs = audioRefs(before).filter((a) => a.clientId !== ref.clientId || a.fileId !== ref.fileId);
+      if (ref.available) refs.push({ clientId: ref.clientId, fileId: ref.fileId, reportedAt: this.core.clock.now() });
+      return this.saveReport(before, { ...before, audio: JSON.stringify(refs) });
+    });
+  }
+
+  private ownRecording(principal: Principal, id: string, expectedRevision: number | undefined): RecordingRow {
+    const row = this.get(principal, id);
+    if (row.integration_id !== principal.integrationId) {
+      throw new AppError('wrong_application', 'only the application that imported this recording may report its processing and audio');
+    }
+    if (expectedRevision !== undefined) checkRevision(row, expectedRevision);
+    return row;
+  }
+
+  private saveReport(before: RecordingRow, after: RecordingRow): RecordingRow {
+    const now = this.core.clock.now();
+    after.processing_updated_at = now;
+    after.revision = before.revision + 1;
+    after.updated_at = now;
+    this.store.save(after);
+    if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.updated', after.id, after.revision, now);
+    for (const l of this.listeners) l(before, after);
+    return after;
+  }
+
+  private checkEditable(principal: Principal, row: RecordingRow): void {
+    if (row.text_saved === 0 && row.integration_id !== principal.integrationId) {
+      throw new AppError('not_editable', 'this capture is still pending: it can be edited once the app has saved its text');
+    }
+  }
+
+  private newRow(principal: Principal, input: CreateInput, hash: string, now: number): RecordingRow {
+    const audio: AudioRef[] = (input.audio ?? []).map((a) => ({ clientId: a.clientId, fileId: a.fileId, reportedAt: now }));
+    const transcript = input.transcript ?? '';
+    const native = principal.kind === 'session' && (input.deviceId !== undefined || input.captureInput !== undefined);
+    const { recordedAt, seq } = this.slot(input.recordedAt, now);
+    return {
+      seq,
+      id: newId('rec'),
+      account_id: principal.accountId,
+      integration_id: principal.integrationId,
+      type: input.type,
+      title: input.title ?? '',
+      transcript,
+      summary: input.summary ?? '',
+      recorded_at: recordedAt,
+      created_at: now,
+      updated_at: now,
+      revision: 1,
+      status: transcript !== '' ? 'ready' : (input.status ?? 'pending'),
+      pinned: 0,
+      device_id: input.deviceId ?? null,
+      external_id: input.externalId ?? null,
+      source: input.source ?? null,
+      capture_input: input.captureInput ?? null,
+      native: native ? 1 : 0,
+      // A native capture without a transcript is metadata only: announced when the app saves it.
+      text_saved: native && transcript === '' ? 0 : 1,
+      processing_updated_at: null,
+      processing_message: null,
+      audio: JSON.stringify(audio),
+      body_hash: hash,
+      deleted_at: null,
+    };
+  }
+
+  /**
+   * The next free sort key of the capture millisecond. A given recordedAt whose 1,024 slots are
+   * all used is refused; a defaulted one moves to the next millisecond with room.
+   */
+  private slot(given: number | undefined, now: number): { recordedAt: number; seq: number } {
+    let recordedAt = given ?? now;
+    for (let tries = 0; tries < 1000; tries++, recordedAt++) {
+      const base = recordedAt * SEQ_SLOTS;
+      const last = this.store.lastSlot(base, base + SEQ_SLOTS - 1);
+      if (last === null) return { recordedAt, seq: base };
+      if (last < base + SEQ_SLOTS - 1) return { recordedAt, seq: last + 1 };
+      if (given !== undefined) break;
+    }
+    throw new AppError('limit_reached', `recordedAt: ${SEQ_SLOTS} recordings already have this exact capture millisecond; use another recordedAt`);
+  }
+
+  private announceText(row: RecordingRow, type: 'recording.created' | 'recording.updated', transcriptChanged: boolean, now: number): void {
+    this.events.emit(row.account_id, type, row.id, row.revision, now);
+    if (transcriptChanged && row.transcript !== '') this.events.emit(row.account_id, 'recording.transcript_ready', row.id, row.revision, now);
+  }
+
+  /** Keeps the search vocabulary and schedules a small FTS merge slice now and then. */
+  private indexed(title: string, transcript: string): void {
+    if (title === '' && transcript === '') return;
+    this.terms.note(title, transcript);
+    if (++this.indexWrites % MERGE_EVERY === 0) {
+      this.core.writer.onCommit(() => {
+        try {
+          this.core.writer.write(() => this.store.mergeSlice(MERGE_PAGES));
+        } catch {
+          // Maintenance only: the write it follows is committed; a busy database just skips a slice.
+        }
+      });
+    }
+  }
+}
+
+function replay(row: RecordingRow, hash: string, via: 'Idempotency-Key' | 'externalId'): RecordingRow {
+  if (row.deleted_at !== null) throw new AppError('gone', `the recording this ${via} created (${row.id}) was deleted`);
+  if (row.body_hash !== hash) {
+    throw new AppError('idempotency_conflict', `${via} was already used with a different body (recording ${row.id}); use a new key for a new recording`);
+  }
+  return row;
+}
+
+function checkRevision(row: RecordingRow, expected: number): void {
+  if (row.revision !== expected) {
+    throw new AppError('precondition_failed', `If-Match revision ${expected} is stale: recording ${row.id} is at revision ${row.revision}; read it again`);
+  }
+}

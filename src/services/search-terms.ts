@@ -1,0 +1,70 @@
+// The word forms of indexed text, kept so that a prefix query can be rewritten into the few whole
+// words it stands for. FTS5 answers `"meet"*` without a matching prefix index by first merging the
+// doclists of every word starting with "meet" (cost: every match in the library); `("meet" OR
+// "meeting" OR "meetings")` is read lazily in rowid order and stops after a page.
+//
+// The forms are found with a JavaScript approximation of FTS5's unicode61 tokenizer (letters,
+// numbers, marks and private-use characters make words; lower-cased; diacritics removed as a
+// second form). Only forms starting with [a-z0-9] are kept, because only ASCII query words are
+// expanded (recording-search.ts); other words use FTS5's own prefix query, exact by construction.
+import type { Core } from '../context';
+import { SearchTermStore } from '../store/search-term-store';
+
+const WORD_SEPARATORS = /[^\p{L}\p{N}\p{M}\p{Co}]+/u;
+const NON_ASCII = /[^\x00-\x7f]/;
+const MARKS = /\p{M}/gu;
+const ASCII_START = /^[a-z0-9]/;
+/** Cap of the in-memory set of forms known to be stored (bounded memory; a reset costs re-checks). */
+const KNOWN_MAX = 500_000;
+
+/** The words of a text as the search sees them: lower-cased runs of letters, numbers and marks. */
+export function textWords(text: string): string[] {
+  return text.toLowerCase().split(WORD_SEPARATORS).filter((w) => w !== '');
+}
+
+/** A word with its diacritics removed ("café" → "cafe"); ASCII words are returned as they are. */
+export const withoutDiacritics = (word: string): string => (NON_ASCII.test(word) ? word.normalize('NFD').replace(MARKS, '') : word);
+
+export class SearchTerms {
+  private readonly store: SearchTermStore;
+  /** Forms committed to recording_terms (a subset of the table: filled only after commit). */
+  private known = new Set<string>();
+
+  constructor(private readonly core: Core) {
+    this.store = new SearchTermStore(core.db);
+  }
+
+  /** Records the word forms of the texts. Call inside the transaction that indexes them. */
+  note(...texts: string[]): void {
+    let fresh: Set<string> | undefined;
+    for (const text of texts) {
+      if (text === '') continue;
+      for (const word of textWords(text)) {
+        if (this.known.has(word)) continue;
+        fresh ??= new Set();
+        fresh.add(word);
+        const folded = withoutDiacritics(word);
+        if (folded !== word) fresh.add(folded);
+      }
+    }
+    if (!fresh) return;
+    const added: string[] = [];
+    for (const form of fresh) {
+      if (this.known.has(form) || !ASCII_START.test(form)) continue;
+      this.store.add(form);
+      added.push(form);
+    }
+    // Only after the commit: a rolled-back transaction must not leave forms marked as stored.
+    if (added.length > 0) this.core.writer.onCommit(() => this.remember(added));
+  }
+
+  /** Up to `limit` stored forms that start with the ASCII word `prefix`. */
+  expansions(prefix: string, limit: number): string[] {
+    return this.store.withPrefix(prefix, limit);
+  }
+
+  private remember(forms: string[]): void {
+    if (this.known.size + forms.length > KNOWN_MAX) this.known = new Set();
+    for (const f of forms) this.known.add(f);
+  }
+}

@@ -1,0 +1,72 @@
+// SQL for single recordings: lookup, insert, save, idempotency keys, sort-key slots and FTS upkeep.
+// Listings and search live in recording-search-store.ts. The FTS index follows the table through
+// the triggers of schema.sql, inside the same transaction.
+import type { Db } from '../db/open';
+import type { RecordingRow } from '../services/recording-model';
+
+export class RecordingStore {
+  private readonly s;
+
+  constructor(db: Db) {
+    this.s = {
+      byId: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ?'),
+      bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE seq = ?'),
+      byExternal: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE integration_id = ? AND external_id = ?'),
+      lastSlot: db.prepare<[number, number], { m: number | null }>('SELECT max(seq) AS m FROM recordings WHERE seq BETWEEN ? AND ?'),
+      insert: db.prepare<RecordingRow>(
+        `INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, summary, recorded_at, created_at,
+           updated_at, revision, status, pinned, device_id, external_id, source, capture_input, native, text_saved,
+           processing_updated_at, processing_message, audio, body_hash, deleted_at)
+         VALUES (@seq, @id, @account_id, @integration_id, @type, @title, @transcript, @summary, @recorded_at, @created_at,
+           @updated_at, @revision, @status, @pinned, @device_id, @external_id, @source, @capture_input, @native, @text_saved,
+           @processing_updated_at, @processing_message, @audio, @body_hash, @deleted_at)`,
+      ),
+      // Everything that may change after creation; id, account, type, recorded_at, external_id stay.
+      save: db.prepare<RecordingRow>(
+        `UPDATE recordings SET title = @title, transcript = @transcript, summary = @summary, updated_at = @updated_at,
+           revision = @revision, status = @status, pinned = @pinned, device_id = @device_id, source = @source,
+           capture_input = @capture_input, text_saved = @text_saved, processing_updated_at = @processing_updated_at,
+           processing_message = @processing_message, audio = @audio, body_hash = @body_hash, deleted_at = @deleted_at
+         WHERE seq = @seq`,
+      ),
+      keyGet: db.prepare<[string, string], { recording_seq: number }>(
+        'SELECT recording_seq FROM recording_keys WHERE integration_id = ? AND key = ?',
+      ),
+      keyInsert: db.prepare<[string, string, number, number]>(
+        'INSERT INTO recording_keys (integration_id, key, recording_seq, created_at) VALUES (?, ?, ?, ?)',
+      ),
+      // A bounded slice of FTS5 segment merging (never 'optimize', which rewrites the whole index
+      // in one transaction).
+      merge: db.prepare<[number]>("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('merge', ?)"),
+    };
+  }
+
+  get(accountId: string, id: string): RecordingRow | undefined {
+    return this.s.byId.get(id, accountId);
+  }
+  bySeq(seq: number): RecordingRow | undefined {
+    return this.s.bySeq.get(seq);
+  }
+  byExternalId(integrationId: string, externalId: string): RecordingRow | undefined {
+    return this.s.byExternal.get(integrationId, externalId);
+  }
+  /** The highest sort key already used in [from, to], or null. */
+  lastSlot(from: number, to: number): number | null {
+    return this.s.lastSlot.get(from, to)?.m ?? null;
+  }
+  insert(row: RecordingRow): void {
+    this.s.insert.run(row);
+  }
+  save(row: RecordingRow): void {
+    this.s.save.run(row);
+  }
+  keyTarget(integrationId: string, key: string): number | undefined {
+    return this.s.keyGet.get(integrationId, key)?.recording_seq;
+  }
+  insertKey(integrationId: string, key: string, seq: number, now: number): void {
+    this.s.keyInsert.run(integrationId, key, seq, now);
+  }
+  mergeSlice(pages: number): void {
+    this.s.merge.run(pages);
+  }
+}

@@ -1,0 +1,25 @@
+// SQL for recording_terms: the word forms the FTS index has seen (see schema.sql).
+import type { Db } from '../db/open';
+
+export class SearchTermStore {
+  private readonly s;
+
+  constructor(db: Db) {
+    this.s = {
+      add: db.prepare<[string]>('INSERT OR IGNORE INTO recording_terms (term) VALUES (?)'),
+      range: db.prepare<[string, string, number], { term: string }>(
+        'SELECT term FROM recording_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?',
+      ),
+    };
+  }
+
+  add(term: string): void {
+    this.s.add.run(term);
+  }
+
+  /** Up to `limit` terms that start with `prefix`, in order. */
+  withPrefix(prefix: string, limit: number): string[] {
+    // U+10FFFF is the largest code point, so prefix + it bounds every longer string with that prefix.
+    return this.s.range.all(prefix, `${prefix}\u{10FFFF}\u{10FFFF}`, limit).map((r) => r.term);
+  }
+}
