@@ -13,6 +13,8 @@ export interface Received {
   receivedAt: number;
   /** Real time the answer went out (or the connection closed); null while open. */
   answeredAt: number | null;
+  /** The status the receiver answered with; null if it never answered (hung, or cut first). */
+  status: number | null;
 }
 
 /** A status now, a status later (the promise), or 'hang': never answer. */
@@ -58,7 +60,7 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
       inFlight--;
       received.answeredAt = Date.now();
     };
-    const received: Received = { path: req.url ?? '', headers: req.headers, body: '', receivedAt: 0, answeredAt: null };
+    const received: Received = { path: req.url ?? '', headers: req.headers, body: '', receivedAt: 0, answeredAt: null, status: null };
     res.on('close', done);
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -69,7 +71,9 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
       const a = receiver.answer(received, n);
       if (a === 'hang') return;
       void Promise.resolve(a).then((status) => {
-        if (open) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+        if (!open) return;
+        received.status = status;
+        res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
       });
     });
   });
