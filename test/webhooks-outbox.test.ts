@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { newId } from '../src/ids';
 import type { EventType } from '../src/services/events';
 import { harness, type Harness } from './helpers/harness';
 
@@ -79,15 +80,17 @@ describe('webhook outbox', () => {
     assert.equal(deliveries(h).length, 0, 'without a planner, text mode sends nothing');
 
     const seen: string[] = [];
+    const ruleDeliveryId = newId('dlv');
     h.services.webhooks.outbox.setTextModePlanner((event, webhook, outbox) => {
       seen.push(`${event.type}→${webhook.id}`);
       if (webhook.id === rule.id) {
-        outbox.enqueue({ webhook, eventId: String(event.seq), recordingId: event.recording_id, revision: event.revision, kind: 'rule', status: 'waiting_for_capture_input', body: null, now: event.created_at });
+        outbox.enqueue({ id: ruleDeliveryId, webhook, eventId: String(event.seq), recordingId: event.recording_id, revision: event.revision, kind: 'rule', status: 'waiting_for_capture_input', body: null, now: event.created_at });
       }
     });
     emit(h, 'recording.transcript_ready', 'rec_2', 2);
     assert.deepEqual(seen.sort(), [`recording.transcript_ready→${rule.id}`, `recording.transcript_ready→${text.id}`].sort());
     const [waiting] = deliveries(h, 'rec_2');
+    assert.equal(waiting?.id, ruleDeliveryId, 'the caller may choose the id its body carries');
     assert.equal(waiting?.status, 'waiting_for_capture_input');
     assert.equal(waiting?.next_attempt_at, null);
 

@@ -9,6 +9,8 @@ import type { EventRow } from '../store/event-store';
 import type { WebhookRow, WebhookStore } from '../store/webhook-store';
 
 export interface EnqueueInput {
+  /** dlv_… from newId('dlv'); pass one when the body must carry it (the text payload's `id`). */
+  id?: string | undefined;
   webhook: WebhookRow;
   /** Decimal events.seq, or manual_… for a manual send. */
   eventId: string;
@@ -80,7 +82,7 @@ export class Outbox {
   /** Inserts one delivery in the current transaction; returns its id (dlv_…). */
   enqueue(input: EnqueueInput): string {
     if (input.status === 'queued' && input.body === null) throw new Error('a queued delivery needs its body');
-    const id = newId('dlv');
+    const id = input.id ?? newId('dlv');
     this.deliveries.insert({
       id,
       account_id: input.webhook.account_id,
