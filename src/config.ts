@@ -1,5 +1,6 @@
 // Flags + environment → one typed Config, validated with valibot. Flags win over env.
 import * as v from 'valibot';
+import { parseAllowList } from './delivery/destination-guard';
 
 const intIn = (name: string, min: number, max: number) =>
   v.pipe(
@@ -16,7 +17,17 @@ const ConfigSchema = v.object({
   host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
   port: intIn('port', 0, 65535),
   publicUrl: v.optional(v.pipe(v.string(), v.url('public-url must be a URL'))),
-  webhookAllow: v.string(),
+  webhookAllow: v.pipe(
+    v.string(),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      try {
+        parseAllowList(dataset.value);
+      } catch (e) {
+        addIssue({ message: (e as Error).message });
+      }
+    }),
+  ),
   deliveryBackoffMs: intIn('delivery-backoff-ms', 1, 86_400_000),
   deliveryPerMinute: intIn('delivery-per-minute', 1, 100_000),
   deliveryConcurrency: intIn('delivery-concurrency', 1, 256),
@@ -71,7 +82,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const key = issue.path?.[0]?.key;
-    throw new ConfigError(`invalid configuration${key ? ` (${String(key)})` : ''}: ${issue.message}`);
+    const flag = key === undefined ? '' : ` (--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)})`;
+    throw new ConfigError(`invalid configuration${flag}: ${issue.message}`);
   }
   const c = parsed.output;
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, ''), masterSecretFile: c.masterSecretFile ?? `${c.db}.secret` };

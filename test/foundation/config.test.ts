@@ -96,7 +96,7 @@ describe('the CLI exits with code 2 and a clear message on bad configuration', (
   it('a bad flag value exits 2 naming the setting', async () => {
     const r = await runCli(['serve', '--db', path.join(tmp(), 'r.db'), '--port', 'eighty']);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /invalid configuration \(port\): port must be a whole number/);
+    assert.match(r.stderr, /invalid configuration \(--port\): port must be a whole number/);
     assert.equal(r.stdout, '');
   });
 
@@ -104,6 +104,13 @@ describe('the CLI exits with code 2 and a clear message on bad configuration', (
     const r = await runCli(['serve', '--db', path.join(tmp(), 'r.db')], { env: { RECLIB_RATE_LIMIT: 'lots' } });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /rate-limit/);
+  });
+
+  it('a malformed --webhook-allow entry is refused at startup, exit 2, naming the entry', async () => {
+    const r = await runCli(['serve', '--db', path.join(tmp(), 'r.db'), '--webhook-allow', '127.0.0.1,10.0.0.0/99']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--webhook-allow/);
+    assert.match(r.stderr, /10\.0\.0\.0\/99/);
   });
 
   it('an unknown option or a bad number on an admin command exits 2', async () => {
