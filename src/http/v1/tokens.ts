@@ -3,18 +3,11 @@ import * as v from 'valibot';
 import type { KeyMetadata } from '../../services/auth';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
+import { KeyMetadataSchema } from '../v2/api-keys';
 import { Expiry, Name, Permissions } from '../schemas';
 
-const TokenSchema = v.object({
-  id: v.string(),
-  name: v.string(),
-  scopes: v.array(v.string()),
-  integrationId: v.string(),
-  createdAt: v.number(),
-  expiresAt: v.number(),
-  lastUsedAt: v.nullable(v.number()),
-  revokedAt: v.nullable(v.number()),
-});
+// The v2 key metadata with "scopes" in place of "permissions": one definition of the shape.
+const TokenSchema = v.object({ ...v.omit(KeyMetadataSchema, ['permissions']).entries, scopes: KeyMetadataSchema.entries.permissions });
 
 const asToken = ({ permissions, ...rest }: KeyMetadata) => ({ ...rest, scopes: permissions });
 
