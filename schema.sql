@@ -222,10 +222,11 @@ BEGIN
   INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript) VALUES ('delete', old.seq, old.title, old.transcript);
 END;
 
--- Every word form ever indexed (lower-cased, and also with diacritics removed), a superset of the
+-- The word forms of indexed text (lower-cased, and also with diacritics removed), a superset of the
 -- FTS vocabulary: a prefix query for a word longer than the prefix index is rewritten into an OR
 -- of the few indexed words it is a prefix of, which FTS5 evaluates lazily in rowid order instead
--- of materialising every match first. Never shrinks (stale entries only cost an empty lookup).
+-- of materialising every match first. A form leaves when a delete or edit removes the last live
+-- text that has it, so deleted text does not survive here.
 CREATE TABLE IF NOT EXISTS recording_terms (
   term TEXT PRIMARY KEY
 ) WITHOUT ROWID;

@@ -72,7 +72,7 @@ describe('PATCH /recordings/{id}', () => {
     const res = await patch(h, token, rec.id, { title: 'T', transcript: 'words', summary: '', pinned: true }, '"1"');
     assert.equal(res.status, 200, res.text);
     const r = res.json.recording;
-    assert.deepEqual([r.title, r.transcript, r.summary, r.pinned, r.revision, r.updatedAt], ['T', 'words', '', true, 2, rec.updatedAt + 1000]);
+    assert.deepEqual([r.title, r.transcript, r.summary, r.pinned, r.revision, r.updatedAt], ['T', 'words', '', true, 2, (rec.updatedAt as number) + 1000]);
     assert.equal(r.recordedAt, rec.recordedAt);
   });
 

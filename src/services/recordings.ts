@@ -12,7 +12,8 @@
 //   edit that changes something ................. recording.updated (+ transcript_ready when the
 //                                                  transcript changed to a nonempty text)
 //   edit that changes nothing ................... none, and the revision stays
-//   processing or audio report that changes ..... recording.updated
+//   processing or audio report that changes ..... recording.updated (a report repeating what is
+//                                                  stored: none, and the revision stays)
 //   delete ...................................... recording.deleted (revision + 1)
 // A capture that was never announced (not yet saved) emits nothing for later writes either.
 import type { Core } from '../context';
@@ -30,12 +31,23 @@ import {
   type CreateInput,
   type RecordingPatch,
 } from './recording-input';
+import type { RecordingType } from './device-inputs';
+import { checkProcessingMove } from './processing-status';
 import { audioRefs, bodyHash, SEQ_SLOTS, type AudioRef, type RecordingRow, type RecordingStatus } from './recording-model';
 import { listPage, type ListInput } from './recording-search';
 import { SearchTerms } from './search-terms';
 
 /** Called inside the writing transaction with the row before (null on create) and after. */
 export type ChangeListener = (before: RecordingRow | null, after: RecordingRow) => void;
+
+export interface CreateOptions {
+  /**
+   * Decides the type of a new recording (v1 app captures: the input mapping of the input that
+   * started it). Called only when a row is created, never on a replay, so a retry after a
+   * settings change still replays; the body hash stays that of the input as sent.
+   */
+  resolveType?: (input: CreateInput) => RecordingType;
+}
 
 export const MAX_IDEMPOTENCY_KEY = 255;
 /** Every this many index-changing writes, one bounded FTS merge slice runs after the commit. */
@@ -67,7 +79,7 @@ export class RecordingService {
    * Creates a recording, or replays the one this key (or this externalId) created before.
    * Keys and external ids belong to the caller's integration identity.
    */
-  create(principal: Principal, input: CreateInput, idempotencyKey: string): { row: RecordingRow; replayed: boolean } {
+  create(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions = {}): { row: RecordingRow; replayed: boolean } {
     if (idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
       throw invalid(`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
     }
@@ -85,7 +97,7 @@ export class RecordingService {
           return { row, replayed: true };
         }
       }
-      const row = this.newRow(principal, input, hash, now);
+      const row = this.newRow(principal, options.resolveType ? { ...input, type: options.resolveType(input) } : input, hash, now);
       this.store.insert(row);
       this.store.insertKey(principal.integrationId, idempotencyKey, row.seq, now);
       this.indexed(row.title, row.transcript);
@@ -134,7 +146,10 @@ export class RecordingService {
       after.revision = before.revision + 1;
       after.updated_at = now;
       this.store.save(after);
-      if (after.title !== before.title || after.transcript !== before.transcript) this.indexed(after.title, after.transcript);
+      if (after.title !== before.title || after.transcript !== before.transcript) {
+        this.indexed(after.title, after.transcript);
+        this.terms.forget([before.title, before.transcript], [after.title, after.transcript]);
+      }
       if (firstSave) this.announceText(after, 'recording.created', true, now);
       else if (before.text_saved === 1) this.announceText(after, 'recording.updated', after.transcript !== before.transcript, now);
       for (const l of this.listeners) l(before, after);
@@ -161,6 +176,7 @@ export class RecordingService {
         revision: before.revision + 1,
       };
       this.store.save(after);
+      this.terms.forget([before.title, before.transcript], []);
       if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.deleted', after.id, after.revision, now);
       for (const l of this.listeners) l(before, after);
       return after;
@@ -186,6 +202,7 @@ export class RecordingService {
     if (report.deviceId !== undefined) checkOpaqueId('deviceId', report.deviceId);
     return this.core.writer.write(() => {
       const before = this.ownRecording(principal, id, expectedRevision);
+      checkProcessingMove(before.status, report.status);
       const after: RecordingRow = { ...before, status: report.status, processing_message: report.message ?? null };
       for (const [field, column] of [['captureInput', 'capture_input'], ['deviceId', 'device_id']] as const) {
         const value = report[field];
@@ -206,7 +223,10 @@ export class RecordingService {
     return this.core.writer.write(() => {
       const before = this.ownRecording(principal, id, expectedRevision);
       if (before.type === 'clip') throw new AppError('not_editable', 'a clip keeps no audio; audio references are for memos only');
-      const refs = audioRefs(before).filter((a) => a.clientId !== ref.clientId || a.fileId !== ref.fileId);
+      const known = audioRefs(before);
+      // Reporting a known reference again keeps it as it is (reportedAt = when it was first reported).
+      if (ref.available && known.some((a) => a.clientId === ref.clientId && a.fileId === ref.fileId)) return before;
+      const refs = known.filter((a) => a.clientId !== ref.clientId || a.fileId !== ref.fileId);
       if (ref.available) refs.push({ clientId: ref.clientId, fileId: ref.fileId, reportedAt: this.core.clock.now() });
       return this.saveReport(before, { ...before, audio: JSON.stringify(refs) });
     });
@@ -222,6 +242,9 @@ export class RecordingService {
   }
 
   private saveReport(before: RecordingRow, after: RecordingRow): RecordingRow {
+    // A report that repeats what is stored changes nothing: no revision, no event (like a no-op edit).
+    const reported = ['status', 'processing_message', 'capture_input', 'device_id', 'audio'] as const;
+    if (reported.every((f) => after[f] === before[f])) return before;
     const now = this.core.clock.now();
     after.processing_updated_at = now;
     after.revision = before.revision + 1;

@@ -7,6 +7,7 @@
 // numbers, marks and private-use characters make words; lower-cased; diacritics removed as a
 // second form). Only forms starting with [a-z0-9] are kept, because only ASCII query words are
 // expanded (recording-search.ts); other words use FTS5's own prefix query, exact by construction.
+// Forms of deleted or edited-away text are dropped once no live recording has them (forget()).
 import type { Core } from '../context';
 import { SearchTermStore } from '../store/search-term-store';
 
@@ -25,6 +26,12 @@ export function textWords(text: string): string[] {
 /** A word with its diacritics removed ("café" → "cafe"); ASCII words are returned as they are. */
 export const withoutDiacritics = (word: string): string => (NON_ASCII.test(word) ? word.normalize('NFD').replace(MARKS, '') : word);
 
+function addForms(into: Set<string>, word: string): void {
+  into.add(word);
+  const folded = withoutDiacritics(word);
+  if (folded !== word) into.add(folded);
+}
+
 export class SearchTerms {
   private readonly store: SearchTermStore;
   /** Forms committed to recording_terms (a subset of the table: filled only after commit). */
@@ -42,9 +49,7 @@ export class SearchTerms {
       for (const word of textWords(text)) {
         if (this.known.has(word)) continue;
         fresh ??= new Set();
-        fresh.add(word);
-        const folded = withoutDiacritics(word);
-        if (folded !== word) fresh.add(folded);
+        addForms(fresh, word);
       }
     }
     if (!fresh) return;
@@ -56,6 +61,26 @@ export class SearchTerms {
     }
     // Only after the commit: a rolled-back transaction must not leave forms marked as stored.
     if (added.length > 0) this.core.writer.onCommit(() => this.remember(added));
+  }
+
+  /**
+   * Drops the forms of removed text (a delete, or the words an edit took out) that no live
+   * recording still has, so deleted text does not live on in the vocabulary. Call inside the
+   * transaction, after the FTS index was updated.
+   */
+  forget(removed: string[], kept: string[]): void {
+    const gone = new Set<string>();
+    for (const text of removed) for (const word of textWords(text)) addForms(gone, word);
+    if (gone.size === 0) return;
+    const still = new Set<string>();
+    for (const text of kept) for (const word of textWords(text)) addForms(still, word);
+    for (const form of still) gone.delete(form);
+    for (const form of gone) {
+      if (!ASCII_START.test(form) || this.store.stillIndexed(form)) continue;
+      this.store.remove(form);
+      // Dropping from the cache is always safe (it only causes a re-check), even on rollback.
+      this.known.delete(form);
+    }
   }
 
   /** Up to `limit` stored forms that start with the ASCII word `prefix`. */

@@ -7,6 +7,9 @@ export class SearchTermStore {
   constructor(db: Db) {
     this.s = {
       add: db.prepare<[string]>('INSERT OR IGNORE INTO recording_terms (term) VALUES (?)'),
+      remove: db.prepare<[string]>('DELETE FROM recording_terms WHERE term = ?'),
+      // Whether any live recording still has this word (FTS5 folds case and accents the same way).
+      indexed: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM recordings_fts WHERE recordings_fts MATCH ? LIMIT 1'),
       range: db.prepare<[string, string, number], { term: string }>(
         'SELECT term FROM recording_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?',
       ),
@@ -15,6 +18,15 @@ export class SearchTermStore {
 
   add(term: string): void {
     this.s.add.run(term);
+  }
+
+  remove(term: string): void {
+    this.s.remove.run(term);
+  }
+
+  /** Whether the FTS index still holds the word (a quoted FTS5 string, so never syntax). */
+  stillIndexed(word: string): boolean {
+    return this.s.indexed.get(`"${word.replace(/"/g, '""')}"`) !== undefined;
   }
 
   /** Up to `limit` terms that start with `prefix`, in order. */

@@ -26,7 +26,7 @@ export const remove = (h: Harness, token: string, id: string, ifMatch?: string) 
   h.req('DELETE', `/api/v2/recordings/${id}`, { token, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch } });
 
 export async function list(h: Harness, token: string, query: Record<string, string | number> = {}): Promise<TestResponse> {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
   return h.req('GET', `/api/v2/recordings${qs ? `?${qs}` : ''}`, { token });
 }
 
