@@ -25,7 +25,7 @@ export class RecordingStore {
       save: db.prepare<RecordingRow>(
         `UPDATE recordings SET title = @title, transcript = @transcript, summary = @summary, updated_at = @updated_at,
            revision = @revision, status = @status, pinned = @pinned, device_id = @device_id, source = @source,
-           capture_input = @capture_input, text_saved = @text_saved, processing_updated_at = @processing_updated_at,
+           capture_input = @capture_input, native = @native, text_saved = @text_saved, processing_updated_at = @processing_updated_at,
            processing_message = @processing_message, audio = @audio, body_hash = @body_hash, deleted_at = @deleted_at
          WHERE seq = @seq`,
       ),

@@ -6,10 +6,14 @@ import { registerTokens } from './tokens';
 import { registerDevicesV1 } from './devices';
 import { registerEventsV1 } from './events';
 import { registerInputMappings } from './input-mappings';
+import { registerRecordingReportsV1 } from './recordings-reports';
+import { registerRecordingsV1 } from './recordings';
 
 export function registerV1(r: ApiRouter, deps: HttpDeps): void {
   registerTokens(r, deps);
   registerDevicesV1(r, deps);
   registerInputMappings(r, deps);
   registerEventsV1(r, deps);
+  registerRecordingsV1(r, deps);
+  registerRecordingReportsV1(r, deps);
 }

@@ -1,0 +1,88 @@
+// The v1 recording (CONTRACT §7): the v2 fields with `kind` for `type`, plus the capture metadata
+// (`source`, `captureInput`), the client's processing report and the local audio references with
+// the time each was reported. One mapping from the stored row, next to v2's recordingJson.
+import * as v from 'valibot';
+import { can, type Principal } from '../../permissions';
+import { RECORDING_TYPES, type RecordingType } from '../../services/device-inputs';
+import { audioRefs, RECORDING_STATUSES, recordingRef, type RecordingRow, type RecordingStatus } from '../../services/recording-model';
+
+export interface RecordingV1Json {
+  id: string;
+  kind: RecordingType;
+  title: string;
+  transcript: string;
+  summary: string;
+  recordedAt: number;
+  updatedAt: number;
+  revision: number;
+  status: RecordingStatus;
+  pinned: boolean;
+  audio: Array<{ clientId: string; fileId: string }>;
+  deviceId?: string;
+  externalId?: string;
+  source?: string;
+  captureInput?: string;
+  processing: { status: RecordingStatus; updatedAt: number; message?: string };
+  audioAssets: Array<{ clientId: string; fileId: string; reportedAt: number }>;
+}
+
+export function recordingV1Json(row: RecordingRow): RecordingV1Json {
+  const refs = audioRefs(row);
+  const json: RecordingV1Json = {
+    id: row.id,
+    kind: row.type,
+    title: row.title,
+    transcript: row.transcript,
+    summary: row.summary,
+    recordedAt: row.recorded_at,
+    updatedAt: row.updated_at,
+    revision: row.revision,
+    status: row.status,
+    pinned: row.pinned === 1,
+    audio: refs.map((a) => ({ clientId: a.clientId, fileId: a.fileId })),
+    processing: { status: row.status, updatedAt: row.processing_updated_at ?? row.created_at },
+    audioAssets: refs.map((a) => ({ clientId: a.clientId, fileId: a.fileId, reportedAt: a.reportedAt })),
+  };
+  if (row.device_id !== null) json.deviceId = row.device_id;
+  if (row.external_id !== null) json.externalId = row.external_id;
+  if (row.source !== null) json.source = row.source;
+  if (row.capture_input !== null) json.captureInput = row.capture_input;
+  if (row.processing_message !== null) json.processing.message = row.processing_message;
+  return json;
+}
+
+/** The full recording for readers; only id and revision for callers without recordings:read. */
+export const writtenV1 = (principal: Principal, row: RecordingRow) => ({
+  recording: can(principal, 'recordings:read') ? recordingV1Json(row) : recordingRef(row),
+});
+
+const Status = v.picklist(RECORDING_STATUSES);
+
+export const RecordingV1Schema = v.object({
+  id: v.string(),
+  kind: v.picklist(RECORDING_TYPES),
+  title: v.string(),
+  transcript: v.string(),
+  summary: v.string(),
+  recordedAt: v.number(),
+  updatedAt: v.number(),
+  revision: v.pipe(v.number(), v.description('Also the ETag of a read; send it as If-Match')),
+  status: Status,
+  pinned: v.boolean(),
+  audio: v.array(v.object({ clientId: v.string(), fileId: v.string() })),
+  deviceId: v.optional(v.string()),
+  externalId: v.optional(v.string()),
+  source: v.optional(v.string()),
+  captureInput: v.optional(v.pipe(v.string(), v.description('The input that started the capture; fixed once set'))),
+  processing: v.pipe(
+    v.object({ status: Status, updatedAt: v.number(), message: v.optional(v.string()) }),
+    v.description("The client's last processing report (updatedAt: when it last changed; the creation time before any report)"),
+  ),
+  audioAssets: v.pipe(
+    v.array(v.object({ clientId: v.string(), fileId: v.string(), reportedAt: v.number() })),
+    v.description('Local audio references of a memo, each with the time it was first reported available; always [] for a clip'),
+  ),
+});
+
+const RefSchema = v.pipe(v.object({ id: v.string(), revision: v.number() }), v.description('Callers without recordings:read'));
+export const RecordingV1Response = v.object({ recording: v.union([RecordingV1Schema, RefSchema]) });
