@@ -19,6 +19,11 @@ export interface LoadSpec {
   dataFile?: string;
   /** Idempotency-Key prefix, unique per run and round (create). */
   keyPrefix?: string;
+  /** The pid answering, and the core it is pinned to: its CPU use during the run is reported. */
+  serverPid?: number;
+  serverCore?: number;
+  /** The core this generator is pinned to. */
+  loaderCore?: number;
 }
 
 export interface LoadResult {
@@ -35,6 +40,59 @@ export interface LoadResult {
   timeouts: number;
   /** CPU the generator itself used, as a share of one core: near 100% means it, not the server, was the limit. */
   loaderCpu: number;
+  /** CPU the server used (% of one core): below ~90% the server was not the bottleneck. */
+  serverCpu: number;
+  /** CPU other processes took on the server's core (%): noise from a shared machine. */
+  otherCpuOnServerCore: number;
+  /** CPU other processes took on the generator's core (%): when high, the generator was starved. */
+  otherCpuOnLoaderCore: number;
+  /** Time the server's core sat idle waiting for disk reads or writes (%). */
+  ioWaitOnServerCore: number;
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** utime + stime of a process, in ms. */
+function processCpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** Busy and iowait time of one core since boot, in ms (busy: user, nice, system, irq, softirq, steal). */
+function coreMs(core: number): { busy: number; iowait: number } {
+  const line = fs.readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${core} `));
+  if (!line) return { busy: NaN, iowait: NaN };
+  const [, user, nice, system, , iowait, irq, softirq, steal] = line.trim().split(/\s+/).map(Number);
+  return { busy: (user! + nice! + system! + irq! + softirq! + steal!) * TICK_MS, iowait: iowait! * TICK_MS };
+}
+
+type CpuShares = Pick<LoadResult, 'serverCpu' | 'otherCpuOnServerCore' | 'otherCpuOnLoaderCore' | 'ioWaitOnServerCore'>;
+
+/** Starts measuring; the returned function gives the CPU shares since then. */
+function cpuProbe(spec: LoadSpec): () => CpuShares {
+  const { serverPid: pid, serverCore: core, loaderCore } = spec;
+  if (pid === undefined || core === undefined || loaderCore === undefined) {
+    return () => ({ serverCpu: NaN, otherCpuOnServerCore: NaN, otherCpuOnLoaderCore: NaN, ioWaitOnServerCore: NaN });
+  }
+  const p0 = processCpuMs(pid);
+  const c0 = coreMs(core);
+  const l0 = coreMs(loaderCore);
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  return () => {
+    const wall = performance.now() - t0;
+    const server = processCpuMs(pid) - p0;
+    const self = process.cpuUsage(self0);
+    const pct = (ms: number) => Math.max(0, Math.round((ms / wall) * 100));
+    const c1 = coreMs(core);
+    return {
+      serverCpu: pct(server),
+      otherCpuOnServerCore: pct(c1.busy - c0.busy - server),
+      otherCpuOnLoaderCore: pct(coreMs(loaderCore).busy - l0.busy - (self.user + self.system) / 1000),
+      ioWaitOnServerCore: pct(c1.iowait - c0.iowait),
+    };
+  };
 }
 
 const MAX_SAMPLES = 4_000_000;
@@ -76,6 +134,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let count = 0;
   const request = requestsFor(spec);
   const cpu0 = process.cpuUsage();
+  const probe = cpuProbe(spec);
   const t0 = performance.now();
   const instance = autocannon({
     url: spec.url,
@@ -89,6 +148,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
   const r = await instance;
   const wallMs = performance.now() - t0;
+  const serverSide = probe();
   const cpu = process.cpuUsage(cpu0);
   const sorted = samples.subarray(0, count).sort();
   const total = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
@@ -105,6 +165,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     errors: r.errors,
     timeouts: r.timeouts,
     loaderCpu: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 100),
+    ...serverSide,
   };
 }
 

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LoadResult } from './load';
-import { TARGET_SIZE, type ScenarioSummary, type TargetCheck } from './stats';
+import { TARGET_SIZE, type BaselineRatio, type ScenarioSummary, type TargetCheck } from './stats';
 
 export interface Results {
   date: string;
@@ -11,7 +11,7 @@ export interface Results {
   machine: ReturnType<typeof import('./stats').machine> & { loadAverageEnd: number[] };
   server: { peakRssMb: number; rssMb: number };
   scenarios: ScenarioSummary[];
-  getVsBaseline: number | null;
+  getVsBaseline: BaselineRatio | null;
   targets: { at: number; checks: TargetCheck[] };
   notes: string[];
   raw: Record<string, LoadResult[]>;
@@ -19,6 +19,9 @@ export interface Results {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+const ratioText = (b: BaselineRatio) =>
+  `${b.throughput.toFixed(2)} × the throughput of a raw node:http + better-sqlite3 server running the same query ` +
+  `(${b.perCpu.toFixed(2)} × per CPU-second; medians of per-round ratios, each pair run back to back)`;
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 
 function scenarioRows(r: Results): string[][] {
@@ -26,16 +29,20 @@ function scenarioRows(r: Results): string[][] {
     s.label,
     fmt(s.rps),
     `${fmt(s.rpsMin)}–${fmt(s.rpsMax)}`,
+    Number.isFinite(s.rpsPerCore) ? fmt(s.rpsPerCore) : '–',
     ms(s.p50),
     ms(s.p99),
     ms(s.p50At1),
     ms(s.p99At1),
     String(s.failures),
+    `${s.serverCpu}%`,
+    `${s.ioWait}%`,
+    `${s.otherCpu}% / ${s.otherCpuLoader}%`,
     `${s.loaderCpu}%`,
   ]);
 }
 
-const HEAD = ['scenario', 'req/s', 'req/s range', 'p50 ms', 'p99 ms', 'p50 ms (1 conn)', 'p99 ms (1 conn)', 'non-2xx', 'loader CPU'];
+const HEAD = ['scenario', 'req/s', 'req/s range', 'req/s per core', 'p50 ms', 'p99 ms', 'p50 ms (1 conn)', 'p99 ms (1 conn)', 'non-2xx', 'server CPU', 'iowait', 'others (srv/load core)', 'loader CPU'];
 
 function textTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -57,7 +64,7 @@ export function printResults(r: Results): void {
   console.log(`seeding: ${c.seedSeconds} s (${fmt(c.seedRatePerSec)}/s)${c.reused ? `, cached from ${c.seededAt}` : ''}\n`);
   console.log(textTable(HEAD, scenarioRows(r)));
   console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB`);
-  if (r.getVsBaseline !== null) console.log(`get-by-id throughput = ${r.getVsBaseline.toFixed(2)} × raw node:http + better-sqlite3 baseline`);
+  if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
   console.log(`\n${targetNote(r)}`);
   console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
   for (const n of r.notes) console.log(`note: ${n}`);
@@ -76,8 +83,12 @@ export function markdown(r: Results): string {
     '',
     mdTable(HEAD, scenarioRows(r)),
     '',
+    'Server CPU is the share of its core the answering process used during the runs (near 100%: it was the limit); ' +
+      'req/s per core divides req/s by that share (what one fully used core would serve); iowait is the time the server core sat waiting for the disk; ' +
+      "others is what other processes took on the server's / the generator's core (noise on a shared machine); loader CPU is autocannon's own use.",
+    '',
     `Server memory: peak RSS ${r.server.peakRssMb} MB.` +
-      (r.getVsBaseline !== null ? ` Get-by-id throughput is ${r.getVsBaseline.toFixed(2)} × a raw node:http + better-sqlite3 server running the same query.` : ''),
+      (r.getVsBaseline !== null ? ` Get-by-id = ${ratioText(r.getVsBaseline)}.` : ''),
     '',
     targetNote(r),
     '',

@@ -24,5 +24,18 @@ export const SCENARIOS: Scenario[] = [
   { name: 'events', label: 'event feed (limit=100)', target: 'server', spec: { mode: 'fixed', path: '/api/v2/events?limit=100' } },
 ];
 
-/** Round r runs the scenarios starting at a rotated offset, so no scenario always runs first or last. */
-export const roundOrder = <T>(items: T[], round: number): T[] => items.map((_, i) => items[(i + round) % items.length]!);
+/**
+ * Round r runs the scenarios starting at a rotated offset, so no scenario always runs first or last.
+ * get and its baseline stay back to back (in alternating order), so their ratio compares runs made
+ * under the same conditions on a shared machine.
+ */
+export function roundOrder(items: Scenario[], round: number): Scenario[] {
+  const units: Scenario[][] = [];
+  for (const s of items) {
+    if (s.name === 'baseline' && units.some((u) => u[0]!.name === 'get')) units.find((u) => u[0]!.name === 'get')!.push(s);
+    else if (s.name === 'get' && units.some((u) => u[0]!.name === 'baseline')) units.find((u) => u[0]!.name === 'baseline')!.push(s);
+    else units.push([s]);
+  }
+  const rotated = units.map((_, i) => units[(i + round) % units.length]!);
+  return rotated.flatMap((u) => (round % 2 ? [...u].reverse() : u));
+}

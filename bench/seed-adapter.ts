@@ -4,7 +4,7 @@ import type { Services } from '../src/services';
 import type { CorpusRecording } from './corpus';
 
 /** Creates one corpus recording through the service (inside the caller's writer transaction); returns its id. */
-export function createRecording(_services: Services, _principal: Principal, _idempotencyKey: string, _rec: CorpusRecording): string {
-  // Filled in when src/services/recordings.ts lands (issue 3 items 1-2).
-  throw new Error('the recordings service does not exist yet; seeding needs it');
+export function createRecording(services: Services, principal: Principal, idempotencyKey: string, rec: CorpusRecording): string {
+  // deviceId is part of the service's input (the v1 create carries it); v2 bodies cannot set it.
+  return services.recordings.create(principal, rec, idempotencyKey).row.id;
 }
