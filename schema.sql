@@ -132,6 +132,27 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
 -- The per-minute claim limit counts attempts started in the last 60 s.
 CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts(started_at);
 
+-- Capture-rule evaluations (issue 5, text mode): one row per (native capture, rule subscription)
+-- whose outcome is not decided yet. Created when the capture is admitted, for the rule
+-- subscriptions active then (so a rule counts captures from its creation on); decided on the first
+-- nonempty transcript and, for a captureInput condition, on the capture metadata; deleted once
+-- decided (a delivery is queued, or the rule does not match). A row that waits for the capture
+-- input holds the snapshot to send, so it is erased with the recording.
+CREATE TABLE IF NOT EXISTS capture_evaluations (
+  recording_id TEXT NOT NULL,
+  webhook_id   TEXT NOT NULL REFERENCES webhooks(id),
+  account_id   TEXT NOT NULL REFERENCES accounts(id),
+  status       TEXT NOT NULL CHECK (status IN ('pending_transcription', 'waiting_for_capture_input')),
+  revision     INTEGER,                       -- waiting: the revision of the first nonempty transcript
+  event_id     TEXT,                          -- waiting: its recording.transcript_ready event
+  event_at     INTEGER,                       -- waiting: that event's time (the payload's createdAt)
+  delivery_id  TEXT,                          -- waiting: the id the delivery will get (the payload's id)
+  body         TEXT,                          -- waiting: the text payload snapshot to send
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL,
+  PRIMARY KEY (recording_id, webhook_id)
+) WITHOUT ROWID;
+
 -- ───────────────────────── recordings ─────────────────────────
 -- The library. seq is the sort key of every listing and the FTS rowid: recorded_at * 1024 + n
 -- (n = 0..1023, the next free slot of that millisecond), so "newest first" is ORDER BY seq DESC,

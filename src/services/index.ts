@@ -7,6 +7,7 @@ import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';
 import { EventService } from './events';
 import { RecordingService } from './recordings';
+import { createTextDelivery } from './text-delivery';
 import { createWebhookService } from './webhooks';
 
 export function createServices(core: Core) {
@@ -18,7 +19,8 @@ export function createServices(core: Core) {
   /** Background workers started by `serve` (the delivery scheduler registers here). */
   const workers: Worker[] = [];
   const webhooks = createWebhookService(core, events, workers);
-  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks };
+  const textDelivery = createTextDelivery(core, recordings, webhooks);
+  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, textDelivery };
 }
 
 export type Services = ReturnType<typeof createServices>;

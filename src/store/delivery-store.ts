@@ -122,6 +122,15 @@ export class DeliveryStore {
          WHERE webhook_id = ? AND status IN ('queued', 'pending_transcription', 'waiting_for_capture_input')`,
       ),
       attempts: db.prepare<[string], AttemptRow>('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
+      // Text-mode deliveries of a deleted recording (those that describe revisions before the
+      // deletion): the stored text is erased and whatever has not been delivered yet is cancelled.
+      eraseText: db.prepare<[number, string, string, number]>(
+        `UPDATE deliveries SET body = NULL, updated_at = ?,
+                status = CASE WHEN status IN ('queued', 'pending_transcription', 'waiting_for_capture_input') THEN 'disabled' ELSE status END,
+                next_attempt_at = CASE WHEN status IN ('queued', 'pending_transcription', 'waiting_for_capture_input') THEN NULL ELSE next_attempt_at END
+         WHERE account_id = ? AND recording_id = ? AND revision < ?
+           AND webhook_id IN (SELECT id FROM webhooks WHERE payload_mode = 'text')`,
+      ),
     };
   }
 
@@ -192,6 +201,14 @@ export class DeliveryStore {
   /** A disabled subscription gets no new sends: its waiting and queued deliveries are cancelled. */
   cancelForWebhook(webhookId: string, now: number): number {
     return this.s.cancelForWebhook.run(now, webhookId).changes;
+  }
+
+  /**
+   * A recording was deleted at `revision`: its text-mode deliveries of earlier revisions lose their
+   * stored body, and those not delivered yet are cancelled (status disabled). Returns how many.
+   */
+  eraseTextForRecording(accountId: string, recordingId: string, revision: number, now: number): number {
+    return this.s.eraseText.run(now, accountId, recordingId, revision).changes;
   }
 
   attempts(deliveryId: string): AttemptRow[] {

@@ -8,6 +8,8 @@ import { registerEventsV1 } from './events';
 import { registerInputMappings } from './input-mappings';
 import { registerRecordingReportsV1 } from './recordings-reports';
 import { registerRecordingsV1 } from './recordings';
+import { registerDeliveriesV1 } from './deliveries';
+import { registerWebhooksV1 } from './webhooks';
 
 export function registerV1(r: ApiRouter, deps: HttpDeps): void {
   registerTokens(r, deps);
@@ -16,4 +18,6 @@ export function registerV1(r: ApiRouter, deps: HttpDeps): void {
   registerEventsV1(r, deps);
   registerRecordingsV1(r, deps);
   registerRecordingReportsV1(r, deps);
+  registerWebhooksV1(r, deps);
+  registerDeliveriesV1(r, deps);
 }

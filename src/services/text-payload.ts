@@ -1,0 +1,77 @@
+// The text payload (spec "text payload (payloadMode text)", CONTRACT §6): every default-payload
+// field plus eventId, kind, title, transcript, summary, recordedAt, fetchUrl and, for rule
+// deliveries, command. Built once from the recording as it is at the selected revision and stored
+// as the delivery body, so retries resend these exact bytes after later edits. Never audio, local
+// files, coordinates or credentials.
+import type { Config } from '../config';
+import type { RecordingType } from './device-inputs';
+import type { RecordingRow } from './recording-model';
+
+export interface TextPayload {
+  /** The delivery's stable id (receivers deduplicate on it). */
+  id: string;
+  type: string;
+  recordingId: string;
+  revision: number;
+  createdAt: number;
+  /** The event it carries: the decimal feed id, or manual_… for a manual send. */
+  eventId: string;
+  kind: RecordingType | null;
+  title: string;
+  transcript: string;
+  summary: string;
+  recordedAt: number | null;
+  fetchUrl: string;
+  command?: string;
+}
+
+export interface TextPayloadInput {
+  deliveryId: string;
+  type: string;
+  eventId: string;
+  /** The event's time (for a manual send: the time of the send). */
+  createdAt: number;
+  revision: number;
+  row: RecordingRow;
+  /** Rule deliveries only: the transcript without the matched prefix. */
+  command?: string | undefined;
+}
+
+/** `<publicUrl>/api/v1/recordings/<id>`: the current revision, with its own authentication. */
+export function fetchUrl(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, recordingId: string): string {
+  const base = config.publicUrl ?? `http://${config.host}:${config.port}`;
+  return `${base}/api/v1/recordings/${encodeURIComponent(recordingId)}`;
+}
+
+export function textPayloadBody(config: Pick<Config, 'publicUrl' | 'host' | 'port'>, input: TextPayloadInput): string {
+  const { row } = input;
+  // A deletion carries no text: the tombstone has none, and kind and recordedAt are null.
+  const deleted = row.deleted_at !== null;
+  const payload: TextPayload = {
+    id: input.deliveryId,
+    type: input.type,
+    recordingId: row.id,
+    revision: input.revision,
+    createdAt: input.createdAt,
+    eventId: input.eventId,
+    kind: deleted ? null : row.type,
+    title: deleted ? '' : row.title,
+    transcript: deleted ? '' : row.transcript,
+    summary: deleted ? '' : row.summary,
+    recordedAt: deleted ? null : row.recorded_at,
+    fetchUrl: fetchUrl(config, row.id),
+  };
+  if (input.command !== undefined) payload.command = input.command;
+  return JSON.stringify(payload);
+}
+
+/**
+ * The capture-rule prefix test: case-insensitive, anchored at the start of the transcript. Returns
+ * the command (the transcript without the prefix and the whitespace after it), or null.
+ */
+export function matchPrefix(transcript: string, prefix: string): string | null {
+  const head = transcript.slice(0, prefix.length);
+  // Compared per UTF-16 unit count of the prefix, so the command is cut at the same place.
+  const same = head.toLowerCase() === prefix.toLowerCase() || head.toUpperCase() === prefix.toUpperCase();
+  return same ? transcript.slice(prefix.length).replace(/^\s+/u, '') : null;
+}
