@@ -2,7 +2,6 @@
 // scheduler and a real local receiver that verifies every signature with Stripe's and Standard
 // Webhooks' own verifiers.
 import assert from 'node:assert/strict';
-import type { IncomingHttpHeaders } from 'node:http';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
@@ -16,8 +15,8 @@ interface Payload { id: string; type: string; eventId: string; recordingId: stri
 function verified(r: Receiver, path: string, secret: string): Payload[] {
   return r.requests.filter((req) => req.path === path).map((req) => {
     Stripe.webhooks.constructEvent(req.body, String(req.headers['service-signature']), secret, 300);
-    const h = req.headers as IncomingHttpHeaders & Record<string, string>;
-    new Webhook(secret).verify(req.body, { 'webhook-id': h['webhook-id'], 'webhook-timestamp': h['webhook-timestamp'], 'webhook-signature': h['webhook-signature'] });
+    const hd = (name: string): string => String(req.headers[name]);
+    new Webhook(secret).verify(req.body, { 'webhook-id': hd('webhook-id'), 'webhook-timestamp': hd('webhook-timestamp'), 'webhook-signature': hd('webhook-signature') });
     return JSON.parse(req.body) as Payload;
   });
 }
