@@ -114,6 +114,25 @@ describe('when a capture rule fires', () => {
     assert.equal(sent(h, viaKey.id).length + sent(h, viaSession.id).length, 0);
   });
 
+  it('a session recording that gets capture metadata before any transcript is admitted then and fires on its transcript', async () => {
+    const h = setup();
+    await rule(h, { prefix: 'todo', captureInput: 'hold' });
+    const r = await v1Created(h, h.session, { kind: 'clip' });
+    assert.equal((await v1Processing(h, h.session, r.id, { status: 'transcribing', deviceId: 'ring-1', captureInput: 'hold' })).status, 200);
+    assert.deepEqual((await status(h, r.id)).pendingCaptureEvaluations.map((e: { status: string }) => e.status), ['pending_transcription']);
+    await v1Put(h, h.session, r.id, { transcript: 'Todo water plants' }, 2);
+    assert.deepEqual(sent(h, r.id).map((d) => d.body.command), ['water plants']);
+  });
+
+  it('imported text stays an import: capture metadata reported after a session import does not fire', async () => {
+    const h = setup();
+    await rule(h, { prefix: 'todo' });
+    const r = await v1Created(h, h.session, { kind: 'clip', transcript: 'Todo imported' });
+    await v1Processing(h, h.session, r.id, { status: 'ready', deviceId: 'ring-1', captureInput: 'hold' });
+    assert.equal(sent(h, r.id).length, 0);
+    assert.deepEqual((await status(h, r.id)).pendingCaptureEvaluations, []);
+  });
+
   it('counts only captures made after the subscription', async () => {
     const h = setup();
     const cap = await v1Created(h, h.session, { kind: 'clip', deviceId: 'ring-1', captureInput: 'hold' });
