@@ -4,47 +4,35 @@
 import * as v from 'valibot';
 import { can, type Principal } from '../../permissions';
 import { RECORDING_TYPES, type RecordingType } from '../../services/device-inputs';
-import { audioRefs, RECORDING_STATUSES, recordingRef, type RecordingRow, type RecordingStatus } from '../../services/recording-model';
+import {
+  audioRefs,
+  RECORDING_STATUSES,
+  recordingJson,
+  recordingRef,
+  type RecordingJson,
+  type RecordingRow,
+  type RecordingStatus,
+} from '../../services/recording-model';
+import { RecordingSchema } from '../v2/recordings';
 
-export interface RecordingV1Json {
-  id: string;
+export type RecordingV1Json = Omit<RecordingJson, 'type'> & {
   kind: RecordingType;
-  title: string;
-  transcript: string;
-  summary: string;
-  recordedAt: number;
-  updatedAt: number;
-  revision: number;
-  status: RecordingStatus;
-  pinned: boolean;
-  audio: Array<{ clientId: string; fileId: string }>;
-  deviceId?: string;
-  externalId?: string;
   source?: string;
   captureInput?: string;
   processing: { status: RecordingStatus; updatedAt: number; message?: string };
   audioAssets: Array<{ clientId: string; fileId: string; reportedAt: number }>;
-}
+};
 
+/** The v2 recording of the row, reshaped: one mapping of the shared fields for both versions. */
 export function recordingV1Json(row: RecordingRow): RecordingV1Json {
-  const refs = audioRefs(row);
+  const { id, type, ...shared } = recordingJson(row);
   const json: RecordingV1Json = {
-    id: row.id,
-    kind: row.type,
-    title: row.title,
-    transcript: row.transcript,
-    summary: row.summary,
-    recordedAt: row.recorded_at,
-    updatedAt: row.updated_at,
-    revision: row.revision,
-    status: row.status,
-    pinned: row.pinned === 1,
-    audio: refs.map((a) => ({ clientId: a.clientId, fileId: a.fileId })),
+    id,
+    kind: type,
+    ...shared,
     processing: { status: row.status, updatedAt: row.processing_updated_at ?? row.created_at },
-    audioAssets: refs.map((a) => ({ clientId: a.clientId, fileId: a.fileId, reportedAt: a.reportedAt })),
+    audioAssets: audioRefs(row).map((a) => ({ clientId: a.clientId, fileId: a.fileId, reportedAt: a.reportedAt })),
   };
-  if (row.device_id !== null) json.deviceId = row.device_id;
-  if (row.external_id !== null) json.externalId = row.external_id;
   if (row.source !== null) json.source = row.source;
   if (row.capture_input !== null) json.captureInput = row.capture_input;
   if (row.processing_message !== null) json.processing.message = row.processing_message;
@@ -61,17 +49,7 @@ const Status = v.picklist(RECORDING_STATUSES);
 export const RecordingV1Schema = v.object({
   id: v.string(),
   kind: v.picklist(RECORDING_TYPES),
-  title: v.string(),
-  transcript: v.string(),
-  summary: v.string(),
-  recordedAt: v.number(),
-  updatedAt: v.number(),
-  revision: v.pipe(v.number(), v.description('Also the ETag of a read; send it as If-Match')),
-  status: Status,
-  pinned: v.boolean(),
-  audio: v.array(v.object({ clientId: v.string(), fileId: v.string() })),
-  deviceId: v.optional(v.string()),
-  externalId: v.optional(v.string()),
+  ...v.omit(RecordingSchema, ['id', 'type']).entries,
   source: v.optional(v.string()),
   captureInput: v.optional(v.pipe(v.string(), v.description('The input that started the capture; fixed once set'))),
   processing: v.pipe(
