@@ -84,24 +84,18 @@ describe('webhook outbox', () => {
     h.services.webhooks.outbox.setTextModePlanner((event, webhook, outbox) => {
       seen.push(`${event.type}→${webhook.id}`);
       if (webhook.id === rule.id) {
-        outbox.enqueue({ id: ruleDeliveryId, webhook, eventId: String(event.seq), recordingId: event.recording_id, revision: event.revision, kind: 'rule', status: 'waiting_for_capture_input', body: null, now: event.created_at });
+        outbox.enqueue({ id: ruleDeliveryId, webhook, eventId: String(event.seq), recordingId: event.recording_id, revision: event.revision, kind: 'rule', body: '{"text":1}', now: event.created_at });
       }
     });
     emit(h, 'recording.transcript_ready', 'rec_2', 2);
     assert.deepEqual(seen.sort(), [`recording.transcript_ready→${rule.id}`, `recording.transcript_ready→${text.id}`].sort());
-    const [waiting] = deliveries(h, 'rec_2');
-    assert.equal(waiting?.id, ruleDeliveryId, 'the caller may choose the id its body carries');
-    assert.equal(waiting?.status, 'waiting_for_capture_input');
-    assert.equal(waiting?.next_attempt_at, null);
-
-    // release() gives a waiting delivery its body and queues it.
-    h.services.core.writer.write(() => h.services.webhooks.outbox.release(waiting?.id ?? '', '{"text":1}', h.clock.now()));
-    const released = h.services.webhooks.deliveries.get(waiting?.id ?? '');
-    assert.equal(released?.status, 'queued');
-    assert.equal(released?.body, '{"text":1}');
+    const [queued] = deliveries(h, 'rec_2');
+    assert.equal(queued?.id, ruleDeliveryId, 'the caller may choose the id its body carries');
+    assert.equal(queued?.status, 'queued');
+    assert.equal(queued?.body, '{"text":1}');
   });
 
-  test('disabling a subscription cancels its queued and waiting deliveries (status disabled), not other subscriptions\'', () => {
+  test('disabling a subscription cancels its queued deliveries (status disabled), not other subscriptions\'', () => {
     const h = harness();
     const a = subscribe(h, ['recording.created', 'recording.updated']);
     const b = subscribe(h, ['recording.created']);

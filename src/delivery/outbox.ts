@@ -17,12 +17,8 @@ export interface EnqueueInput {
   recordingId: string;
   revision: number;
   kind: DeliveryKind;
-  /**
-   * `queued` needs the exact body to send; the waiting states (`pending_transcription`,
-   * `waiting_for_capture_input`) may store null and get their body from release().
-   */
-  status: Extract<DeliveryStatus, 'queued' | 'pending_transcription' | 'waiting_for_capture_input'>;
-  body: string | null;
+  /** The exact bytes to send, stored before sending: retries resend them unchanged. */
+  body: string;
   now: number;
   idempotencyKey?: string | undefined;
 }
@@ -32,7 +28,7 @@ export interface EnqueueInput {
  * per active text-mode (`payload_mode = 'text'`) subscription of the event's account, whatever
  * the subscription's `events` list says (rule subscriptions get rule deliveries, not events).
  * It decides whether the event produces a delivery and calls `outbox.enqueue()` with the text
- * body (an immutable snapshot; retries resend it byte for byte) or a waiting status.
+ * body (an immutable snapshot; retries resend it byte for byte).
  * Until the v1 layer installs one with `Outbox.setTextModePlanner`, text subscriptions get nothing.
  */
 export type TextModePlanner = (event: EventRow, webhook: WebhookRow, outbox: Outbox) => void;
@@ -70,7 +66,6 @@ export class Outbox {
           recordingId: event.recording_id,
           revision: event.revision,
           kind: 'event',
-          status: 'queued',
           body: defaultPayloadBody(event),
           // The event's own time: one clock reading per transaction.
           now: event.created_at,
@@ -79,9 +74,8 @@ export class Outbox {
     }
   }
 
-  /** Inserts one delivery in the current transaction; returns its id (dlv_…). */
+  /** Inserts one queued delivery in the current transaction; returns its id (dlv_…). */
   enqueue(input: EnqueueInput): string {
-    if (input.status === 'queued' && input.body === null) throw new Error('a queued delivery needs its body');
     const id = input.id ?? newId('dlv');
     this.deliveries.insert({
       id,
@@ -91,20 +85,13 @@ export class Outbox {
       recording_id: input.recordingId,
       revision: input.revision,
       kind: input.kind,
-      status: input.status,
+      status: 'queued',
       body: input.body,
-      next_attempt_at: input.status === 'queued' ? input.now : null,
+      next_attempt_at: input.now,
       created_at: input.now,
       idempotency_key: input.idempotencyKey ?? null,
     });
-    if (input.status === 'queued') this.core.writer.onCommit(this.nudge);
+    this.core.writer.onCommit(this.nudge);
     return id;
-  }
-
-  /** A waiting delivery becomes queued with its final body (e.g. capture metadata arrived). */
-  release(deliveryId: string, body: string, now: number): boolean {
-    const released = this.deliveries.release(deliveryId, body, now);
-    if (released) this.core.writer.onCommit(this.nudge);
-    return released;
   }
 }

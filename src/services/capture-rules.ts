@@ -123,7 +123,6 @@ export class CaptureRules {
       recordingId,
       revision: s.revision,
       kind: 'rule',
-      status: 'queued',
       body: s.body,
       now,
     });

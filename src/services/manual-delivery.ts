@@ -80,7 +80,7 @@ export class ManualDeliveryService {
           ? textPayloadBody(this.core.config, { deliveryId: id, type: MANUAL_TYPE, eventId, createdAt: now, revision: row.revision, row })
           : JSON.stringify({ id: eventId, type: MANUAL_TYPE, recordingId: row.id, revision: row.revision, createdAt: now });
       this.webhooks.outbox.enqueue({
-        id, webhook, eventId, recordingId: row.id, revision: row.revision, kind: 'manual', status: 'queued', body, now, idempotencyKey: key,
+        id, webhook, eventId, recordingId: row.id, revision: row.revision, kind: 'manual', body, now, idempotencyKey: key,
       });
       return { delivery: this.json(this.webhooks.deliveries.get(id)!), replayed: false };
     });

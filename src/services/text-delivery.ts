@@ -34,7 +34,6 @@ export function createTextDelivery(core: Core, recordings: RecordingService, web
       recordingId: event.recording_id,
       revision: event.revision,
       kind: 'event',
-      status: 'queued',
       body: textPayloadBody(core.config, { deliveryId: id, type: event.type, eventId, createdAt: event.created_at, revision: event.revision, row }),
       now: event.created_at,
     });

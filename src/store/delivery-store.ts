@@ -2,14 +2,8 @@
 // Writer.write() when it writes; the scheduler and the outbox own the transactions.
 import type { Db } from '../db/open';
 
-export const DELIVERY_STATUSES = [
-  'pending_transcription',
-  'waiting_for_capture_input',
-  'queued',
-  'delivered',
-  'failed',
-  'disabled',
-] as const;
+/** A delivery row's states; the waiting states of capture rules live in capture_evaluations. */
+export const DELIVERY_STATUSES = ['queued', 'delivered', 'failed', 'disabled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type DeliveryKind = 'event' | 'rule' | 'manual';
 
@@ -113,21 +107,17 @@ export class DeliveryStore {
                 lease_token = NULL, updated_at = ?
          WHERE id = ?`,
       ),
-      release: db.prepare<[string, number, number, string]>(
-        `UPDATE deliveries SET status = 'queued', body = ?, next_attempt_at = ?, updated_at = ?
-         WHERE id = ? AND status IN ('pending_transcription', 'waiting_for_capture_input')`,
-      ),
       cancelForWebhook: db.prepare<[number, string]>(
         `UPDATE deliveries SET status = 'disabled', next_attempt_at = NULL, updated_at = ?
-         WHERE webhook_id = ? AND status IN ('queued', 'pending_transcription', 'waiting_for_capture_input')`,
+         WHERE webhook_id = ? AND status = 'queued'`,
       ),
       attempts: db.prepare<[string], AttemptRow>('SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt'),
       // Text-mode deliveries of a deleted recording (those that describe revisions before the
       // deletion): the stored text is erased and whatever has not been delivered yet is cancelled.
       eraseText: db.prepare<[number, string, string, number]>(
         `UPDATE deliveries SET body = NULL, updated_at = ?,
-                status = CASE WHEN status IN ('queued', 'pending_transcription', 'waiting_for_capture_input') THEN 'disabled' ELSE status END,
-                next_attempt_at = CASE WHEN status IN ('queued', 'pending_transcription', 'waiting_for_capture_input') THEN NULL ELSE next_attempt_at END
+                status = CASE WHEN status = 'queued' THEN 'disabled' ELSE status END,
+                next_attempt_at = CASE WHEN status = 'queued' THEN NULL ELSE next_attempt_at END
          WHERE account_id = ? AND recording_id = ? AND revision < ?
            AND webhook_id IN (SELECT id FROM webhooks WHERE payload_mode = 'text')`,
       ),
@@ -193,12 +183,7 @@ export class DeliveryStore {
     this.s.close.run(status, error, now, id);
   }
 
-  /** A waiting delivery (rule or text mode) gets its body and becomes due at `now`. */
-  release(id: string, body: string, now: number): boolean {
-    return this.s.release.run(body, now, now, id).changes > 0;
-  }
-
-  /** A disabled subscription gets no new sends: its waiting and queued deliveries are cancelled. */
+  /** A disabled subscription gets no new sends: its queued deliveries are cancelled. */
   cancelForWebhook(webhookId: string, now: number): number {
     return this.s.cancelForWebhook.run(now, webhookId).changes;
   }
