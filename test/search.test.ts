@@ -95,7 +95,11 @@ describe('search text q', () => {
 });
 
 describe('prefix expansion', () => {
-  const terms = (forms: string[]) => ({ expansions: (p: string, limit: number) => forms.filter((f) => f.startsWith(p)).slice(0, limit) });
+  const terms = (forms: string[]) => ({
+    expansions: (p: string, limit: number) => forms.filter((f) => f.startsWith(p)).slice(0, limit),
+    continuations: (p: string, chars: number, limit: number) =>
+      [...new Set(forms.filter((f) => f.startsWith(p)).map((f) => f.slice(0, chars)))].sort().slice(0, limit + 1),
+  });
 
   it('a word longer than the prefix index becomes an OR of the whole words it starts', () => {
     assert.equal(matchExpression('meet', terms(['meet', 'meeting', 'mouse'])), '("meet" OR "meeting")');
@@ -113,6 +117,19 @@ describe('prefix expansion', () => {
     const { find, ids } = await library(words.map((w) => ({ transcript: w })));
     assert.deepEqual(await find('prefixword'), [...ids].sort());
     assert.deepEqual(await find('prefixword1'), sorted(ids[1], ...ids.slice(10, 20)));
+  });
+
+  it('a short word with more than 48 forms becomes an OR of its three-letter prefixes, and finds every match', async () => {
+    const words = ['sta', ...Array.from({ length: 60 }, (_, i) => `st${'abcdefghij'[i % 10]}x${i}`)];
+    assert.equal(
+      matchExpression('st', terms(['st', ...words])),
+      '("st" OR "sta"* OR "stb"* OR "stc"* OR "std"* OR "ste"* OR "stf"* OR "stg"* OR "sth"* OR "sti"* OR "stj"*)',
+    );
+    const { h, find, ids } = await library([{ transcript: 'st' }, ...words.map((w) => ({ transcript: w })), { transcript: 'other' }]);
+    assert.deepEqual(await find('st'), [...ids.slice(0, 62)].sort());
+    const real = h.services.recordings.terms.continuations('st', 3, 48);
+    assert.deepEqual(real, ['st', 'sta', 'stb', 'stc', 'std', 'ste', 'stf', 'stg', 'sth', 'sti', 'stj'], 'the skip scan over stored forms');
+    assert.deepEqual(await find('s'), [], 'one letter: the whole word only');
   });
 
   it('the forms of edited text are searchable, and forms of a rolled-back write are not remembered as stored', async () => {

@@ -6,13 +6,31 @@ import type { RecordingType } from './device-inputs';
 export const RECORDING_STATUSES = ['pending', 'transcribing', 'ready', 'no_speech', 'failed'] as const;
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 
-/** The listing sort key is recorded_at * SLOTS + n, unique; see schema.sql. */
+/**
+ * The listing sort key (recordings.seq, the FTS rowid): (MAX_RECORDED_AT - recordedAt) * SLOTS + k,
+ * unique, so "newest first" is ascending order. Within one capture millisecond k counts down from
+ * SLOTS - 1, so a later created recording sorts first. See schema.sql for why ascending.
+ */
 export const SEQ_SLOTS = 1024;
 /**
- * Largest accepted recordedAt: 2^43 - 1 ms (year 2248), so recordedAt * 1024 + 1023 stays below
- * 2^53 and every sort key is an exact JavaScript number.
+ * Largest accepted recordedAt: 2^43 - 1 ms (year 2248), so every sort key stays below 2^53 and is
+ * an exact JavaScript number.
  */
 export const MAX_RECORDED_AT = 2 ** 43 - 1;
+
+/** The sort keys of one capture millisecond: [first, last]. */
+export const slotRange = (recordedAt: number): [number, number] => {
+  const base = (MAX_RECORDED_AT - recordedAt) * SEQ_SLOTS;
+  return [base, base + SEQ_SLOTS - 1];
+};
+
+/** The sort keys of capture times from..to (inclusive, clamped to 0..MAX_RECORDED_AT); null when empty. */
+export function seqRange(from: number | undefined, to: number | undefined): [number, number] | null {
+  const lo = Math.max(0, from ?? 0);
+  const hi = Math.min(MAX_RECORDED_AT, to ?? MAX_RECORDED_AT);
+  if (lo > hi) return null;
+  return [slotRange(hi)[0], slotRange(lo)[1]];
+}
 
 export interface AudioRef {
   clientId: string;

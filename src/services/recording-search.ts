@@ -6,13 +6,14 @@
 // would match nearly everything. Text without words (only punctuation) sets no condition. Nothing
 // from q reaches FTS5 as syntax: every word is re-emitted as a quoted string.
 //
-// Paging: newest first by recordedAt, ties by creation order (the sort key seq, see schema.sql). The
-// cursor is the last seq of the page plus a digest of the filters it was made for, so it can only
-// continue the same search; a page always reflects the current data.
+// Paging: newest first by recordedAt, the later created first among equal times: ascending order of
+// the sort key seq (see schema.sql and recording-model.ts). The cursor is the last seq of the page
+// plus a digest of the filters it was made for, so it can only continue the same search; a page
+// always reflects the current data.
 import { invalid } from '../errors';
 import { sha256Hex } from '../ids';
 import type { RecordingSearchStore } from '../store/recording-search-store';
-import { canonicalJson, MAX_RECORDED_AT, SEQ_SLOTS, type RecordingRow } from './recording-model';
+import { canonicalJson, seqRange, type RecordingRow } from './recording-model';
 import { textWords, type SearchTerms } from './search-terms';
 
 export interface SearchFilters {
@@ -58,19 +59,38 @@ export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] 
  * The FTS5 expression for q: '' when q has no words (no text condition), null when some word
  * cannot match anything (the page is empty without asking FTS5).
  */
-export function matchExpression(q: string, terms: Pick<SearchTerms, 'expansions'>): string | null {
+export function matchExpression(q: string, terms: Pick<SearchTerms, 'expansions' | 'continuations'>): string | null {
   const clauses: string[] = [];
   for (const item of parseQuery(q)) {
     const word = item.words[0]!;
     if (item.phrase) clauses.push(quote(item.words.join(' ')));
     else if (ASCII_WORD.test(word) && word.length === 1) clauses.push(quote(word));
     else if (ASCII_WORD.test(word) && word.length !== PREFIX_INDEX_CHARS) {
-      const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
-      if (forms.length === 0) return null;
-      clauses.push(forms.length > MAX_EXPANSIONS ? `${quote(word)}*` : `(${forms.map(quote).join(' OR ')})`);
+      const clause = expandedWord(word, terms);
+      if (clause === null) return null;
+      clauses.push(clause);
     } else clauses.push(`${quote(word)}*`);
   }
   return clauses.join(' AND ');
+}
+
+/**
+ * An ASCII word as an OR that FTS5 reads lazily: of the whole words it starts, or, for a shorter
+ * word with too many of those, of its three-character continuations (each served by the prefix
+ * index). Only when neither fits does FTS5 get the plain prefix query (correct, but it merges every
+ * match before the first page). null: no indexed word starts with it.
+ */
+function expandedWord(word: string, terms: Pick<SearchTerms, 'expansions' | 'continuations'>): string | null {
+  const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
+  if (forms.length === 0) return null;
+  if (forms.length <= MAX_EXPANSIONS) return `(${forms.map(quote).join(' OR ')})`;
+  if (word.length < PREFIX_INDEX_CHARS) {
+    const heads = terms.continuations(word, PREFIX_INDEX_CHARS, MAX_EXPANSIONS);
+    if (heads.length <= MAX_EXPANSIONS) {
+      return `(${heads.map((h) => ([...h].length < PREFIX_INDEX_CHARS ? quote(h) : `${quote(h)}*`)).join(' OR ')})`;
+    }
+  }
+  return `${quote(word)}*`;
 }
 
 const filterKey = (f: SearchFilters): string =>
@@ -104,16 +124,17 @@ export const normalizeFilters = (f: SearchFilters): SearchFilters => ({
 
 export function listPage(
   store: RecordingSearchStore,
-  terms: Pick<SearchTerms, 'expansions'>,
+  terms: Pick<SearchTerms, 'expansions' | 'continuations'>,
   accountId: string,
   input: ListInput,
 ): { rows: RecordingRow[]; nextCursor: string | null } {
   const filters = normalizeFilters(input);
-  let hi = input.to === undefined ? MAX_RECORDED_AT * SEQ_SLOTS + SEQ_SLOTS - 1 : Math.min(input.to, MAX_RECORDED_AT) * SEQ_SLOTS + SEQ_SLOTS - 1;
-  const lo = input.from === undefined ? 0 : input.from * SEQ_SLOTS;
-  if (input.cursor !== undefined) hi = Math.min(hi, decodeCursor(input.cursor, filters) - 1);
   const empty = { rows: [], nextCursor: null };
-  if (input.from !== undefined && input.from > MAX_RECORDED_AT) return empty;
+  const range = seqRange(input.from, input.to);
+  if (range === null) return empty;
+  let [lo, hi] = range;
+  // Newest first is ascending seq: the next page starts after the cursor's key.
+  if (input.cursor !== undefined) lo = Math.max(lo, decodeCursor(input.cursor, filters) + 1);
   if (lo > hi) return empty;
   let match: string | undefined;
   if (filters.q !== undefined) {

@@ -33,7 +33,7 @@ import {
 } from './recording-input';
 import type { RecordingType } from './device-inputs';
 import { checkProcessingMove } from './processing-status';
-import { audioRefs, bodyHash, SEQ_SLOTS, type AudioRef, type RecordingRow, type RecordingStatus } from './recording-model';
+import { audioRefs, bodyHash, MAX_RECORDED_AT, SEQ_SLOTS, slotRange, type AudioRef, type RecordingRow, type RecordingStatus } from './recording-model';
 import { listPage, type ListInput } from './recording-search';
 import { SearchTerms } from './search-terms';
 
@@ -297,16 +297,17 @@ export class RecordingService {
   }
 
   /**
-   * The next free sort key of the capture millisecond. A given recordedAt whose 1,024 slots are
-   * all used is refused; a defaulted one moves to the next millisecond with room.
+   * The next free sort key of the capture millisecond (keys count down, see recording-model.ts).
+   * A given recordedAt whose 1,024 keys are all used is refused; a defaulted one moves on by a
+   * millisecond until there is room.
    */
   private slot(given: number | undefined, now: number): { recordedAt: number; seq: number } {
     let recordedAt = given ?? now;
-    for (let tries = 0; tries < 1000; tries++, recordedAt++) {
-      const base = recordedAt * SEQ_SLOTS;
-      const last = this.store.lastSlot(base, base + SEQ_SLOTS - 1);
-      if (last === null) return { recordedAt, seq: base };
-      if (last < base + SEQ_SLOTS - 1) return { recordedAt, seq: last + 1 };
+    for (let tries = 0; tries < 1000 && recordedAt <= MAX_RECORDED_AT; tries++, recordedAt++) {
+      const [first, last] = slotRange(recordedAt);
+      const used = this.store.firstUsed(first, last);
+      if (used === null) return { recordedAt, seq: last };
+      if (used > first) return { recordedAt, seq: used - 1 };
       if (given !== undefined) break;
     }
     throw new AppError('limit_reached', `recordedAt: ${SEQ_SLOTS} recordings already have this exact capture millisecond; use another recordedAt`);

@@ -1,8 +1,8 @@
-// SQL for listing and searching recordings. Every shape reads in seq order (newest first) and stops
-// after one page: a plain listing walks an (account_id[, filter]) index, whose entries end in seq;
-// a text search lets FTS5 walk its index by rowid (= seq) in descending order and joins each hit to
-// its row. Neither sorts, so a page costs the same at 1,000 or 1,000,000 matches. One prepared
-// statement per shape of filters, built on first use.
+// SQL for listing and searching recordings. Every shape reads in ascending seq order (= newest
+// first) and stops after one page: a plain listing walks an (account_id[, filter]) index, whose
+// entries end in seq; a text search lets FTS5 walk its index by rowid (= seq) in its natural
+// ascending order and joins each hit to its row. Neither sorts, so a page costs the same at 1,000
+// or 1,000,000 matches. One prepared statement per shape of filters, built on first use.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open';
 import type { RecordingRow } from '../services/recording-model';
@@ -43,7 +43,7 @@ export class RecordingSearchStore {
       return (
         'SELECT * FROM recordings WHERE account_id = @accountId AND deleted_at IS NULL' +
         filters +
-        ' AND seq BETWEEN @lo AND @hi ORDER BY seq DESC LIMIT @limit'
+        ' AND seq BETWEEN @lo AND @hi ORDER BY seq LIMIT @limit'
       );
     }
     // CROSS JOIN pins the FTS table as the outer loop, so its rowid order is the output order.
@@ -52,7 +52,7 @@ export class RecordingSearchStore {
       ' WHERE recordings_fts MATCH @match AND recordings_fts.rowid BETWEEN @lo AND @hi' +
       ' AND r.account_id = @accountId AND r.deleted_at IS NULL' +
       filters +
-      ' ORDER BY recordings_fts.rowid DESC LIMIT @limit'
+      ' ORDER BY recordings_fts.rowid LIMIT @limit'
     );
   }
 

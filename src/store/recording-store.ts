@@ -12,7 +12,7 @@ export class RecordingStore {
       byId: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ?'),
       bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE seq = ?'),
       byExternal: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE integration_id = ? AND external_id = ?'),
-      lastSlot: db.prepare<[number, number], { m: number | null }>('SELECT max(seq) AS m FROM recordings WHERE seq BETWEEN ? AND ?'),
+      firstUsed: db.prepare<[number, number], { m: number | null }>('SELECT min(seq) AS m FROM recordings WHERE seq BETWEEN ? AND ?'),
       insert: db.prepare<RecordingRow>(
         `INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, summary, recorded_at, created_at,
            updated_at, revision, status, pinned, device_id, external_id, source, capture_input, native, text_saved,
@@ -50,9 +50,9 @@ export class RecordingStore {
   byExternalId(integrationId: string, externalId: string): RecordingRow | undefined {
     return this.s.byExternal.get(integrationId, externalId);
   }
-  /** The highest sort key already used in [from, to], or null. */
-  lastSlot(from: number, to: number): number | null {
-    return this.s.lastSlot.get(from, to)?.m ?? null;
+  /** The lowest sort key already used in [from, to], or null. */
+  firstUsed(from: number, to: number): number | null {
+    return this.s.firstUsed.get(from, to)?.m ?? null;
   }
   insert(row: RecordingRow): void {
     this.s.insert.run(row);
