@@ -92,6 +92,7 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .action((opts: CommonOpts & { account: string }) =>
       withServices(opts, (s) => {
+        s.auth.account(opts.account);
         const rows = s.devices.list(opts.account);
         print(opts, { devices: rows }, table(rows as unknown as Array<Record<string, unknown>>, ['id', 'name', 'model']));
       }),

@@ -6,6 +6,9 @@ import { ConfigError } from '../config';
 export interface CommonOpts {
   db?: string;
   json?: boolean;
+  /** Only on commands that need them (webhooks create): the same settings as serve's flags. */
+  masterSecretFile?: string;
+  webhookAllow?: string;
 }
 
 export function print(opts: CommonOpts, json: object, text: string): void {

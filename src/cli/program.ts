@@ -19,7 +19,7 @@ export const common = (cmd: Command): Command =>
 export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>): Promise<void> {
   let services: Services | undefined;
   try {
-    services = openRuntime(loadConfig({ db: opts.db } satisfies ConfigFlags));
+    services = openRuntime(loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow } satisfies ConfigFlags));
     await action(services);
   } catch (e) {
     fail(e);

@@ -1,8 +1,8 @@
 // `reclib serve`
 import type { Command } from 'commander';
 import { loadConfig, type ConfigFlags } from '../config';
-import { startServer } from '../server';
-import { fail } from './output';
+import { firstRunHint, startServer } from '../server';
+import { fail, print } from './output';
 
 export function registerServe(program: Command): void {
   program
@@ -19,12 +19,16 @@ export function registerServe(program: Command): void {
     .option('--delivery-timeout-ms <n>', 'HTTP timeout per delivery (RECLIB_DELIVERY_TIMEOUT_MS; default 5000)')
     .option('--rate-limit <n>', 'requests per minute per credential, 0 = off (RECLIB_RATE_LIMIT; default 120)')
     .option('--master-secret-file <file>', 'master secret for webhook secrets (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
-    .option('--json', 'accepted for symmetry with the other commands; the server logs text')
-    .action(async (opts: ConfigFlags) => {
+    .option('--json', 'print one JSON object once listening: {"serve":{"url","firstRunHint"}}; other lines go to stderr')
+    .action(async (opts: ConfigFlags & { json?: boolean }) => {
       try {
-        const server = await startServer(loadConfig(opts));
+        const config = loadConfig(opts);
+        // With --json, stdout carries exactly one JSON object (CONTRACT §2); the rest goes to stderr.
+        const say = opts.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+        const server = await startServer(config, opts.json ? () => undefined : say);
+        if (opts.json) print(opts, { serve: { url: server.url, firstRunHint: firstRunHint(server.services, config) ?? null } }, '');
         const stop = (signal: string) => {
-          console.log(`reclib: ${signal} received, finishing in-flight work`);
+          say(`reclib: ${signal} received, finishing in-flight work`);
           server.close().then(() => process.exit(0), () => process.exit(1));
         };
         process.once('SIGINT', () => stop('SIGINT'));

@@ -15,7 +15,6 @@ interface CreateOpts extends CommonOpts {
   rulePrefix?: string;
   ruleCaptureInput?: string;
   ruleKind?: string;
-  webhookAllow?: string;
 }
 
 export function registerWebhookCommands(program: Command): void {
@@ -29,10 +28,11 @@ export function registerWebhookCommands(program: Command): void {
     .option('--rule-capture-input <input>', 'capture rule: the input that started the capture, e.g. hold')
     .option('--rule-kind <kind>', 'capture rule: clip or memo')
     .option('--webhook-allow <list>', 'as for serve: hostnames and CIDRs exempt from the public-HTTPS-443 rule (RECLIB_WEBHOOK_ALLOW)')
+    // The printed secret is derived from the master secret: it must be the file the server uses.
+    .option('--master-secret-file <file>', 'as for serve: the master secret the server uses (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
     .action((opts: CreateOpts) =>
       withServices(opts, (s) => {
         s.auth.account(opts.account);
-        if (opts.webhookAllow !== undefined) s.core.config.webhookAllow = opts.webhookAllow;
         const hasRules = [opts.rulePrefix, opts.ruleCaptureInput, opts.ruleKind].some((x) => x !== undefined);
         const r = s.webhooks.create(opts.account, {
           url: opts.url,
