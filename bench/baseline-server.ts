@@ -23,3 +23,5 @@ const server = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', etag: `"${row.revision}"` }).end(body);
 });
 server.listen(0, '127.0.0.1', () => console.log(`baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+// Exit normally on SIGTERM so that --cpu-prof writes its profile.
+process.once('SIGTERM', () => process.exit(0));

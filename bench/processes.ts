@@ -56,8 +56,9 @@ export function startServer(db: string, cpuProfDir?: string): Promise<Served> {
   );
 }
 
-export function startBaseline(db: string): Promise<Served> {
-  return startPinned(SERVER_CORE, ['--import', 'tsx', 'bench/baseline-server.ts', db], /baseline listening on (http:\/\/\S+)/);
+export function startBaseline(db: string, cpuProfDir?: string): Promise<Served> {
+  const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+  return startPinned(SERVER_CORE, [...prof, '--import', 'tsx', 'bench/baseline-server.ts', db], /baseline listening on (http:\/\/\S+)/);
 }
 
 /** SIGTERM, then SIGKILL if the process has not exited in time. */

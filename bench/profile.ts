@@ -24,11 +24,13 @@ function area(url: string, fn: string): string {
   return path.basename(url);
 }
 
-export function summariseProfile(dir: string, top = 25): string {
+/** `requests`: how many requests the process answered while profiled (0: show shares only). */
+export function summariseProfile(dir: string, requests = 0, top = 25): string {
   if (!fs.existsSync(dir)) return `no profile in ${dir}`;
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
   if (files.length === 0) return `no .cpuprofile in ${dir} (did the server exit cleanly?)`;
-  const file = path.join(dir, files.sort().pop()!);
+  // With --import tsx there is a profile per thread; the main thread's is the largest.
+  const file = files.map((f) => path.join(dir, f)).sort((a, b) => fs.statSync(a).size - fs.statSync(b).size).pop()!;
   const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
@@ -45,8 +47,10 @@ export function summariseProfile(dir: string, top = 25): string {
     const key = `${functionName || '(anonymous)'}  ${url ? `${path.basename(url)}:${lineNumber + 1}` : '(native)'}`;
     fns.set(key, (fns.get(key) ?? 0) + us);
   }
-  const pct = (us: number) => `${((us / busy) * 100).toFixed(1).padStart(5)}%`;
-  const lines = [`CPU profile ${path.relative(process.cwd(), file)}: ${(busy / 1e6).toFixed(1)} s busy`, 'by area (share of busy time):'];
+  const perReq = (us: number) => (requests > 0 ? `${(us / requests).toFixed(1).padStart(6)} µs/req  ` : '');
+  const pct = (us: number) => `${((us / busy) * 100).toFixed(1).padStart(5)}%  ${perReq(us)}`;
+  const head = `CPU profile ${path.relative(process.cwd(), file)}: ${(busy / 1e6).toFixed(1)} s busy` + (requests > 0 ? `, ${requests} requests, ${(busy / requests).toFixed(1)} µs CPU per request` : '');
+  const lines = [head, 'by area (share of busy time):'];
   for (const [a, us] of [...areas].sort((x, y) => y[1] - x[1])) if (!a.startsWith('(')) lines.push(`  ${pct(us)}  ${a}`);
   lines.push(`top ${top} functions by self time:`);
   for (const [k, us] of [...fns].sort((x, y) => y[1] - x[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
@@ -54,4 +58,4 @@ export function summariseProfile(dir: string, top = 25): string {
 }
 
 // `npx tsx bench/profile.ts <dir>` summarises an existing profile directory.
-if (process.argv[1]?.endsWith('profile.ts') && process.argv[2]) console.log(summariseProfile(process.argv[2]));
+if (process.argv[1]?.endsWith('profile.ts') && process.argv[2]) console.log(summariseProfile(process.argv[2], Number(process.argv[3] ?? 0)));

@@ -28,12 +28,21 @@ function scenarioRows(r: Results): string[][] {
   return r.scenarios.map((s) => [
     s.label,
     fmt(s.rps),
-    `${fmt(s.rpsMin)}–${fmt(s.rpsMax)}`,
     Number.isFinite(s.rpsPerCore) ? fmt(s.rpsPerCore) : '–',
     ms(s.p50),
     ms(s.p99),
     ms(s.p50At1),
     ms(s.p99At1),
+  ]);
+}
+
+const HEAD = ['scenario', 'req/s', 'req/s per core', 'p50 ms', 'p99 ms', 'p50 ms, 1 conn', 'p99 ms, 1 conn'];
+
+/** How each figure was obtained: spread, errors and what else used the machine. */
+function diagnosticRows(r: Results): string[][] {
+  return r.scenarios.map((s) => [
+    s.label,
+    `${fmt(s.rpsMin)}–${fmt(s.rpsMax)}`,
     String(s.failures),
     `${s.serverCpu}%`,
     `${s.ioWait}%`,
@@ -42,7 +51,7 @@ function scenarioRows(r: Results): string[][] {
   ]);
 }
 
-const HEAD = ['scenario', 'req/s', 'req/s range', 'req/s per core', 'p50 ms', 'p99 ms', 'p50 ms (1 conn)', 'p99 ms (1 conn)', 'non-2xx', 'server CPU', 'iowait', 'others (srv/load core)', 'loader CPU'];
+const DIAG_HEAD = ['scenario', 'req/s range', 'non-2xx', 'server CPU', 'iowait', 'others (server/loader core)', 'loader CPU'];
 
 function textTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -63,6 +72,8 @@ export function printResults(r: Results): void {
   console.log(`${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, SQLite ${r.machine.sqlite}; server on core ${r.settings.serverCore}, load on core ${r.settings.loaderCore}`);
   console.log(`seeding: ${c.seedSeconds} s (${fmt(c.seedRatePerSec)}/s)${c.reused ? `, cached from ${c.seededAt}` : ''}\n`);
   console.log(textTable(HEAD, scenarioRows(r)));
+  console.log('');
+  console.log(textTable(DIAG_HEAD, diagnosticRows(r)));
   console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB`);
   if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
   console.log(`\n${targetNote(r)}`);
@@ -83,9 +94,15 @@ export function markdown(r: Results): string {
     '',
     mdTable(HEAD, scenarioRows(r)),
     '',
-    'Server CPU is the share of its core the answering process used during the runs (near 100%: it was the limit); ' +
-      'req/s per core divides req/s by that share (what one fully used core would serve); iowait is the time the server core sat waiting for the disk; ' +
-      "others is what other processes took on the server's / the generator's core (noise on a shared machine); loader CPU is autocannon's own use.",
+    'req/s and p50/p99 are medians over the rounds with all connections (the p99 includes queueing behind the other connections); ' +
+      'req/s per core is req/s divided by the share of its core the server used (what one fully used core serves); ' +
+      'the 1-connection columns are the latency of a request alone.',
+    '',
+    `<details><summary>How the figures were obtained (spread, CPU, disk, noise)</summary>\n\n${mdTable(DIAG_HEAD, diagnosticRows(r))}\n\n` +
+      'Server CPU is the share of its core the answering process used during the runs (near 100%: it was the limit); ' +
+      'iowait is the time the server core sat waiting for the disk; ' +
+      "others is what other processes took on the server's / the generator's core (noise on a shared machine); loader CPU is autocannon's own use." +
+      '\n\n</details>',
     '',
     `Server memory: peak RSS ${r.server.peakRssMb} MB.` +
       (r.getVsBaseline !== null ? ` Get-by-id = ${ratioText(r.getVsBaseline)}.` : ''),
@@ -106,6 +123,11 @@ export function writeResults(r: Results, dir: string): void {
   const json = JSON.stringify(r, null, 2) + '\n';
   fs.writeFileSync(path.join(dir, 'results.json'), json);
   fs.writeFileSync(path.join(dir, `results-${r.corpus.size}.json`), json);
+  writeMarkdown(dir);
+}
+
+/** Rebuilds results.md from every results-<size>.json in dir. */
+export function writeMarkdown(dir: string): void {
   const all = fs
     .readdirSync(dir)
     .filter((f) => /^results-\d+\.json$/.test(f))
@@ -113,3 +135,6 @@ export function writeResults(r: Results, dir: string): void {
     .sort((a, b) => a.corpus.size - b.corpus.size);
   fs.writeFileSync(path.join(dir, 'results.md'), ['# reclib benchmark results', '', 'Written by `npm run bench` (bench/run.ts).', '', ...all.map(markdown)].join('\n'));
 }
+
+// `npx tsx bench/report.ts` rebuilds bench/results.md from the saved runs (after a format change).
+if (process.argv[1]?.endsWith('report.ts')) writeMarkdown(import.meta.dirname);

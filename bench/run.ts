@@ -90,8 +90,10 @@ async function main() {
   const profDir = path.join(CACHE_DIR, 'prof');
   if (opt['cpu-prof']) fs.rmSync(profDir, { recursive: true, force: true });
 
-  const server = await startServer(db, opt['cpu-prof'] ? profDir : undefined);
-  const baseline = await startBaseline(db);
+  const server = await startServer(db, opt['cpu-prof'] ? path.join(profDir, 'server') : undefined);
+  const baseline = await startBaseline(db, opt['cpu-prof'] ? path.join(profDir, 'baseline') : undefined);
+  // Requests each process answered (warm-ups included), to turn profile shares into µs per request.
+  const served = { server: 0, baseline: 0 };
   const notes: string[] = [];
   const raw: Record<string, LoadResult[]> = {};
   const single: Record<string, LoadResult[]> = {};
@@ -99,8 +101,8 @@ async function main() {
   try {
     const ids = JSON.parse(fs.readFileSync(corpus.idsFile, 'utf8')) as string[];
     await sanity(server, baseline, token, ids[0]!, corpus.meta.rareCount, notes);
-    const runOne = (s: Scenario, seconds: number, tag: string, conns = connections) =>
-      load({
+    const runOne = async (s: Scenario, seconds: number, tag: string, conns = connections) => {
+      const r = await load({
         url: s.target === 'server' ? server.url : baseline.url,
         token: s.target === 'server' ? token : undefined,
         durationSec: seconds,
@@ -113,6 +115,9 @@ async function main() {
         serverCore: Number(SERVER_CORE),
         loaderCore: Number(LOADER_CORE),
       });
+      served[s.target] += r.requests;
+      return r;
+    };
     log(`warming up ${scenarios.length} scenarios…`);
     for (const s of scenarios) await runOne(s, 1, `warm-${s.name}`);
     for (let round = 0; round < rounds; round++) {
@@ -140,7 +145,7 @@ async function main() {
     if (s.loaderCpu >= 95) notes.push(`${s.label}: the load generator used ${s.loaderCpu}% of its core, so it may be the limit rather than the server`);
     if (s.otherCpu >= 10) notes.push(`${s.label}: other processes took a median ${s.otherCpu}% of the server's core during the runs (shared machine): figures are low by about that much`);
     if (s.ioWait >= 5) notes.push(`${s.label}: the server's core waited for the disk ${s.ioWait}% of the time (database pages not in the OS cache)`);
-    if (s.otherCpuLoader >= 15 && s.serverCpu < 90)
+    if (s.otherCpuLoader >= 15 && s.serverCpu < 90 && s.ioWait < 5)
       notes.push(`${s.label}: other processes took ${s.otherCpuLoader}% of the generator's core and the server was only ${s.serverCpu}% busy: req/s is limited by the generator here; see req/s per server core`);
   }
   // Ratio per round (each get run next to its baseline run), then the median.
@@ -175,7 +180,10 @@ async function main() {
   };
   printResults(results);
   if (!opt['no-write'] && !opt.only) writeResults(results, path.join(ROOT, 'bench'));
-  if (opt['cpu-prof']) console.log('\n' + summariseProfile(profDir));
+  if (opt['cpu-prof']) {
+    console.log('\nserver ' + summariseProfile(path.join(profDir, 'server'), served.server));
+    if (served.baseline > 0) console.log('\nbaseline ' + summariseProfile(path.join(profDir, 'baseline'), served.baseline));
+  }
   for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
   log(`\ndone in ${Math.round((Date.now() - t0) / 1000)} s`);
 }
