@@ -3,6 +3,7 @@
 // exist without being described.
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { errorStatus } from '../errors';
 
 type AnySchema = v.GenericSchema;
 type Json = Record<string, unknown>;
@@ -48,7 +49,15 @@ const errorEnvelope = {
     error: {
       type: 'object',
       required: ['code', 'message'],
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      properties: {
+        // The contract's fixed codes, with the status each one comes with (CONTRACT §4).
+        code: {
+          type: 'string',
+          enum: Object.keys(errorStatus),
+          description: `One of: ${Object.entries(errorStatus).map(([code, status]) => `${code} (${status})`).join(', ')}`,
+        },
+        message: { type: 'string', description: 'Says which field or header is wrong' },
+      },
     },
   },
 };
@@ -80,7 +89,7 @@ export class OpenApiDoc {
         };
       }
       responses.default = {
-        description: 'Error (see the error codes in the description)',
+        description: 'Error envelope { error: { code, message } }; the codes and their statuses are listed in components.schemas.Error',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
       const headerParams = (op.headers ?? []).map((h) => ({
