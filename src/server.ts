@@ -1,8 +1,9 @@
 // `reclib serve`: the HTTP API and the background workers in one process, with a graceful stop.
 import type { AddressInfo } from 'node:net';
-import { serve as serveNode } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { createNodeServer } from './http/node-server';
 import { openRuntime } from './runtime';
 import type { Services } from './services';
 
@@ -36,9 +37,10 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const services = openRuntime(config);
   const { app } = createApp(services);
   const workers: Worker[] = services.workers;
-  const server = await new Promise<ReturnType<typeof serveNode>>((resolve, reject) => {
-    const s = serveNode({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = createNodeServer(app.fetch, config.host);
     s.once('error', reject);
+    s.listen(config.port, config.host, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;

@@ -25,8 +25,54 @@ export interface OperationDoc {
   serverUrl?: string;
 }
 
+/** The parts of a valibot schema or action the query-integer override reads. */
+interface Node {
+  type: string;
+  pipe?: Node[];
+  requirement?: unknown;
+  description?: string;
+}
+
+function flatPipe(node: Node): Node[] {
+  const [root, ...rest] = node.pipe ?? [node];
+  const head = root && root !== node && root.pipe ? flatPipe(root) : root ? [root] : [];
+  return [...head, ...rest.flatMap((item) => (item.pipe ? flatPipe(item) : [item]))];
+}
+
+/**
+ * A query integer (schemas.ts queryInt: digits → transform → number → bounds) travels as a string,
+ * so the input-type conversion would stop at the transform and drop the bounds and description.
+ * Describe it by its value instead: `integer` with minimum, maximum and description.
+ */
+function queryInteger(node: Node): Json | undefined {
+  if (node.type !== 'string' || !node.pipe) return undefined;
+  const items = flatPipe(node);
+  const t = items.findIndex((i) => i.type === 'transform');
+  if (t < 0 || items[t + 1]?.type !== 'number') return undefined;
+  const out: Json = { type: 'integer' };
+  for (const item of items.slice(t + 2)) {
+    if (item.type === 'min_value') out.minimum = item.requirement;
+    if (item.type === 'max_value') out.maximum = item.requirement;
+    if (item.type === 'description') out.description = item.description;
+  }
+  return out;
+}
+
 export const jsonSchema = (schema: AnySchema): Json =>
-  toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore', typeMode: 'input' }) as Json;
+  toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    errorMode: 'ignore',
+    typeMode: 'input',
+    // The converter hands pipes to no override, so the optional around a query parameter is
+    // where its pipe can be read (every query parameter is optional).
+    overrideSchema: ({ valibotSchema }) => {
+      const s = valibotSchema as unknown as Node & { wrapped?: Node; default?: unknown };
+      const int = s.type === 'optional' && s.wrapped ? queryInteger(s.wrapped) : undefined;
+      if (!int) return undefined;
+      // optional(queryInt, '50'): the default is the wire string; document the number.
+      return typeof s.default === 'string' ? { ...int, default: Number(s.default) } : int;
+    },
+  }) as Json;
 
 function parameters(where: 'path' | 'query', schema: AnySchema | undefined): Json[] {
   if (!schema) return [];

@@ -8,6 +8,7 @@ import { AppError, invalid } from '../errors';
 import type { Permission, Principal } from '../permissions';
 import { can } from '../permissions';
 import { readJsonBody } from './body';
+import { arrayInPlaceOfObject } from './object-arrays';
 import type { AppEnv, HttpDeps } from './env';
 import type { OpenApiDoc, OperationDoc } from './openapi';
 
@@ -56,9 +57,30 @@ export function issueMessage(where: string, issues: readonly v.BaseIssue<unknown
 }
 
 export function parseWith<S extends Schema>(where: string, schema: S, input: unknown): v.InferOutput<S> {
+  const array = arrayInPlaceOfObject(where, schema, input);
+  if (array) throw invalid(`${array}: Invalid type: Expected Object but received Array`);
   const r = v.safeParse(schema, input);
   if (!r.success) throw invalid(issueMessage(where, r.issues));
   return r.output;
+}
+
+const queryName = (name: string) => (/^[\w.-]{1,64}$/.test(name) ? name : JSON.stringify(name.slice(0, 64)));
+
+/**
+ * The query as one string per parameter. A parameter given twice would leave the caller guessing
+ * which value counted, and an undeclared one is usually a typo (`curser`) that would silently
+ * change the result: both are 400s naming the parameter.
+ */
+export function singleQuery(c: Context, schema: Schema): Record<string, string> {
+  const declared = (schema as { entries?: Record<string, unknown> }).entries;
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if (declared && !Object.hasOwn(declared, name)) {
+      const known = Object.keys(declared);
+      throw invalid(`query.${queryName(name)}: unknown parameter; this operation takes ${known.length ? known.join(', ') : 'none'}`);
+    }
+    if (values.length > 1) throw invalid(`query.${queryName(name)}: given ${values.length} times; send it once`);
+  }
+  return c.req.query();
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -132,7 +154,7 @@ export class ApiRouter {
         }
       }
       const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
-      const query = spec.query ? parseWith('query', spec.query, c.req.query()) : undefined;
+      const query = spec.query ? parseWith('query', spec.query, singleQuery(c, spec.query)) : undefined;
       let body: unknown;
       if (spec.body) {
         const raw = await readJsonBody(c);

@@ -1,0 +1,89 @@
+// The Node HTTP server around the Hono app. Some requests never reach Hono: Node's parser refuses
+// malformed request lines and headers (an unknown method, a bad header name, a bad chunk, headers
+// over 16 KB), and the adapter refuses an invalid Host or a backslash in the path. By default
+// both answer a bare 400/431 with no body and no X-Request-Id; here they get the same error
+// envelope and request id as every other answer (CONTRACT §4).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { errorStatus, type ErrorCode } from '../errors';
+import { newId } from '../ids';
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 413: 'Payload Too Large' };
+
+/** What a parser error says about the request, in the client's terms. */
+function describe(code: string | undefined): [ErrorCode, string] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return ['payload_too_large', 'request headers are too large (at most 16 KB in all)'];
+    case 'HPE_INVALID_METHOD':
+      return ['invalid_request', 'unknown HTTP method: use GET, POST, PUT, PATCH or DELETE'];
+    case 'HPE_INVALID_HEADER_TOKEN':
+      return ['invalid_request', 'a header name or value holds characters HTTP does not allow'];
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return ['invalid_request', 'Content-Length header is not valid'];
+    case 'HPE_INVALID_CHUNK_SIZE':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return ['invalid_request', 'Transfer-Encoding: the chunked body is malformed'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return ['invalid_request', 'the request was not received completely in time'];
+    default:
+      return ['invalid_request', 'malformed HTTP request (request line or headers)'];
+  }
+}
+
+const envelope = (code: ErrorCode, message: string) => JSON.stringify({ error: { code, message } });
+
+function onClientError(err: Error & { code?: string }, socket: Socket): void {
+  // Only answer when nothing was written yet (Node's own rule); a reset socket gets nothing.
+  if (err.code === 'ECONNRESET' || !socket.writable || socket.bytesWritten > 0) {
+    socket.destroy();
+    return;
+  }
+  const [code, message] = describe(err.code);
+  const status = errorStatus[code];
+  const body = envelope(code, message);
+  socket.end(
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${newId('req')}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function errorAnswer(message: string): Response {
+  return new Response(envelope('invalid_request', message), {
+    status: 400,
+    headers: { 'content-type': 'application/json', 'x-request-id': newId('req') },
+  });
+}
+
+/** The adapter's reasons (RequestError, or URL's "Invalid URL" for a Host it cannot parse) in the client's terms. */
+function adapterMessage(reason: string): string {
+  if (/backslash/i.test(reason)) return 'the request path must not contain a backslash';
+  if (/host/i.test(reason)) return 'Host header is not valid';
+  return 'the Host header and request path do not form a valid URL';
+}
+
+/** An http.Server (not yet listening) that serves `fetch`; `hostname` stands in for a missing Host on HTTP/1.0. */
+export function createNodeServer(fetch: Fetch, hostname: string): Server {
+  const listener = getRequestListener(fetch, {
+    hostname,
+    // Thrown before the app runs: an invalid Host header, a backslash in the path, a bad absolute URL.
+    errorHandler: (e) => errorAnswer(adapterMessage(e instanceof Error ? e.message : '')),
+  });
+  // Node would answer a Host-less HTTP/1.1 request itself (bare 400); this does it with the envelope.
+  const server = createServer({ requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
+    if (req.httpVersion === '1.1' && !req.headers.host) {
+      const body = envelope('invalid_request', 'Host header is required (HTTP/1.1)');
+      res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': newId('req'), connection: 'close' });
+      res.end(body);
+      return;
+    }
+    void listener(req, res);
+  });
+  server.on('clientError', onClientError);
+  return server;
+}
