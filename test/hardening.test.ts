@@ -167,3 +167,22 @@ describe('OpenAPI describes query integers by their values', () => {
     assert.doesNotMatch(JSON.stringify([v1, v2]), /\\\\d\{1,16\}/);
   });
 });
+
+describe('a missing required field is named as missing', () => {
+  it('body.<field>: required field is missing, at any depth', async () => {
+    const h = harness();
+    const key = h.key();
+    for (const [method, path, body, field] of [
+      ['POST', '/api/v2/recordings', { title: 't' }, 'body.type'],
+      ['POST', '/api/v1/recordings', { title: 't' }, 'body.kind'],
+      ['POST', '/api/v2/recordings', { type: 'memo', audio: [{ clientId: 'c' }] }, 'body.audio[0].fileId'],
+      ['POST', '/api/v1/input-mappings', { revisions: [{ id: 'r1', inputs: {} }] }, 'body.revisions[0].deviceId'],
+    ] as const) {
+      const res = await h.req(method, path, { token: key, headers: { 'idempotency-key': `m-${field}` }, body });
+      assertInvalid(res, field);
+      assert.match(res.json.error.message, /required field is missing$/);
+    }
+    const res = await h.req('POST', '/api/v2/api-keys', { token: h.session, body: { name: 'k' } });
+    assertInvalid(res, 'body.permissions');
+  });
+});

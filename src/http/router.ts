@@ -53,6 +53,10 @@ export function issueMessage(where: string, issues: readonly v.BaseIssue<unknown
   if (issue.kind === 'schema' && issue.type === 'strict_object' && issue.input !== undefined && issue.expected === 'never') {
     return `${path}: unknown field`;
   }
+  // valibot words a missing key as 'Invalid key: Expected "name" but received undefined'.
+  if (issue.kind === 'schema' && issue.type.endsWith('object') && issue.input === undefined && issue.expected?.startsWith('"')) {
+    return `${path}: required field is missing`;
+  }
   return `${path}: ${issue.message}`;
 }
 
