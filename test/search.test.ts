@@ -104,7 +104,8 @@ describe('prefix expansion', () => {
   it('a word longer than the prefix index becomes an OR of the whole words it starts', () => {
     assert.equal(matchExpression('meet', terms(['meet', 'meeting', 'mouse'])), '("meet" OR "meeting")');
     assert.equal(matchExpression('mee', terms([])), '"mee"*', 'three characters: the FTS prefix index');
-    assert.equal(matchExpression('café', terms([])), '"café"*', 'non-ASCII words: FTS5 prefix query');
+    assert.equal(matchExpression('Café', terms(['cafe', 'café', 'cafeteria'])), '("cafe" OR "cafeteria")', 'accents folded first (FTS5 folds "café" to "cafe" too)');
+    assert.equal(matchExpression('straße', terms([])), '"straße"*', 'other non-ASCII words: FTS5 prefix query');
     assert.equal(matchExpression('"a b" c', terms([])), '"a b" AND "c"');
     assert.equal(matchExpression('meet nothing', terms(['meet'])), null, 'a word without any form: nothing can match');
     assert.equal(matchExpression('!!', terms([])), '');

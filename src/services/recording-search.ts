@@ -14,7 +14,7 @@ import { invalid } from '../errors';
 import { sha256Hex } from '../ids';
 import type { RecordingSearchStore } from '../store/recording-search-store';
 import { canonicalJson, seqRange, type RecordingRow } from './recording-model';
-import { textWords, type SearchTerms } from './search-terms';
+import { textWords, withoutDiacritics, type SearchTerms } from './search-terms';
 
 export interface SearchFilters {
   type?: string | undefined;
@@ -62,7 +62,11 @@ export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] 
 export function matchExpression(q: string, terms: Pick<SearchTerms, 'expansions' | 'continuations'>): string | null {
   const clauses: string[] = [];
   for (const item of parseQuery(q)) {
-    const word = item.words[0]!;
+    // "Café" and "cafe" are the same word to FTS5 (remove_diacritics 2), so a word that is ASCII
+    // without its diacritics takes the ASCII path and its lazy expansion.
+    const original = item.words[0]!;
+    const folded = withoutDiacritics(original);
+    const word = ASCII_WORD.test(folded) ? folded : original;
     if (item.phrase) clauses.push(quote(item.words.join(' ')));
     else if (ASCII_WORD.test(word) && word.length === 1) clauses.push(quote(word));
     else if (ASCII_WORD.test(word) && word.length !== PREFIX_INDEX_CHARS) {

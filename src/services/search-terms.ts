@@ -5,8 +5,9 @@
 //
 // The forms are found with a JavaScript approximation of FTS5's unicode61 tokenizer (letters,
 // numbers, marks and private-use characters make words; lower-cased; diacritics removed as a
-// second form). Only forms starting with [a-z0-9] are kept, because only ASCII query words are
-// expanded (recording-search.ts); other words use FTS5's own prefix query, exact by construction.
+// second form). Only forms starting with [a-z0-9] are kept, because only query words that are
+// ASCII once their diacritics are removed are expanded (recording-search.ts); other words use
+// FTS5's own prefix query, exact by construction.
 // Forms of deleted or edited-away text are dropped once no live recording has them (forget()).
 import type { Core } from '../context';
 import { after, SearchTermStore } from '../store/search-term-store';
