@@ -186,3 +186,38 @@ describe('a missing required field is named as missing', () => {
     assertInvalid(res, 'body.permissions');
   });
 });
+
+describe('text must be valid Unicode: a lone surrogate escape is a 400 naming the field', () => {
+  it('\\ud800 alone is refused wherever it is (nothing stored), a full pair is kept and read back as sent', async () => {
+    const h = harness();
+    const key = h.key();
+    const cases: Array<[string, string, string, string]> = [
+      ['/api/v2/recordings', '{"type":"memo","title":"a\\ud800b"}', 'body.title', 'POST'],
+      ['/api/v2/recordings', '{"type":"memo","transcript":"x\\udfffy"}', 'body.transcript', 'POST'],
+      ['/api/v1/recordings', '{"kind":"memo","audio":[{"clientId":"c","fileId":"f"}],"summary":"\\udbff"}', 'body.summary', 'POST'],
+      ['/api/v2/api-keys', '{"name":"\\ud800","permissions":["events:read"]}', 'body.name', 'POST'],
+      ['/api/v2/recordings', '{"type":"memo","ti\\ud800":1}', 'body (a field name)', 'POST'],
+    ];
+    for (const [path, body, field, method] of cases) {
+      const res = await h.req(method, path, { token: path.includes('api-keys') ? h.session : key, headers: { 'idempotency-key': `u-${field}` }, body });
+      assertInvalid(res, field);
+      assert.match(res.json.error.message, /lone UTF-16 surrogate/);
+    }
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: key })).json.recordings.length, 0);
+    const ok = await h.req('POST', '/api/v2/recordings', { token: key, headers: { 'idempotency-key': 'pair' }, body: '{"type":"memo","title":"mic \\ud83c\\udf99 on"}' });
+    assert.equal(ok.status, 201, ok.text);
+    const read = await h.req('GET', `/api/v2/recordings/${ok.json.recording.id}`, { token: key });
+    assert.equal(read.json.recording.title, 'mic \u{1F399} on');
+  });
+
+  it('a body nested 500,000 levels deep is a prompt 400, not a stack overflow', async () => {
+    const h = harness();
+    const started = Date.now();
+    const res = await h.req('POST', '/api/v2/recordings', { token: h.key(), headers: { 'idempotency-key': 'deep' }, body: `{"type":"memo","title":${'['.repeat(500_000)}"\\ud800"${']'.repeat(500_000)}}` });
+    assert.equal(res.status, 400);
+    assert.ok(res.json.error.message.startsWith('body.title[0][0][0]'), res.json.error.message.slice(0, 100));
+    assert.ok(res.json.error.message.length < 400, 'the path in the message is cut short');
+    assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
+    assert.deepEqual(h.errors, []);
+  });
+});

@@ -36,9 +36,52 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   } catch {
     throw invalid('request body is not valid UTF-8');
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (e) {
     throw invalid(`request body is not valid JSON: ${(e as Error).message}`);
   }
+  const lone = loneSurrogateAt(value);
+  if (lone) throw invalid(`${lone}: holds a lone UTF-16 surrogate (an escape such as \\ud800 without its pair); text must be valid Unicode`);
+  return value;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * JSON may escape half of a surrogate pair ("\ud800"), which no UTF-8 text can hold: SQLite would
+ * keep bytes that read back as something else than the answer to the write said. Finds the first
+ * such string or key ("body.audio[0].fileId"); iterative, since a body may nest deeper than the stack.
+ */
+interface Step {
+  up: Step | undefined;
+  part: string;
+}
+const pathOf = (step: Step): string => {
+  const parts: string[] = [];
+  for (let s: Step | undefined = step; s; s = s.up) parts.push(s.part);
+  const path = parts.reverse().join('');
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+};
+
+function loneSurrogateAt(root: unknown): string | undefined {
+  // Paths are built only for the answer: a deep body would make eager path strings quadratic.
+  const stack: Array<[unknown, Step]> = [[root, { up: undefined, part: 'body' }]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [value, step] = item;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return pathOf(step);
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], { up: step, part: `[${i}]` }]);
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, v] = entries[i] as [string, unknown];
+        if (LONE_SURROGATE.test(key)) return `${pathOf(step)} (a field name)`;
+        stack.push([v, { up: step, part: `.${key}` }]);
+      }
+    }
+  }
+  return undefined;
 }
