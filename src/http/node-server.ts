@@ -17,7 +17,7 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 413: 'Payload Too 
 function describe(code: string | undefined): [ErrorCode, string] {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return ['payload_too_large', 'request headers are too large (at most 16 KB in all)'];
+      return ['payload_too_large', 'the request line and headers are too large (at most 16 KB in all)'];
     case 'HPE_INVALID_METHOD':
       return ['invalid_request', 'unknown HTTP method: use GET, POST, PUT, PATCH or DELETE'];
     case 'HPE_INVALID_HEADER_TOKEN':
