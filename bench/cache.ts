@@ -4,6 +4,7 @@
 // never reused.
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { GENERATOR_VERSION } from './corpus';
 import { ROOT } from './processes';
 import { schemaHash, seedCorpus, type SeedMeta } from './seed';
@@ -49,6 +50,12 @@ export async function ensureCorpus(size: number, reseed: boolean, log: (line: st
 
 /** A fresh copy of the cached database for one run (the run writes to it). */
 export function runCopy(corpus: CachedCorpus): string {
+  // Someone may have opened the cached file since (a WAL appears): fold it in so the copy is whole.
+  if (fs.existsSync(`${corpus.db}-wal`)) {
+    const db = new Database(corpus.db);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+  }
   const dir = path.join(CACHE_DIR, 'run');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `run-${corpus.meta.size}.db`);
