@@ -2,12 +2,31 @@
 // BEGIN IMMEDIATE transaction: a deferred transaction that reads and then writes fails at once
 // with SQLITE_BUSY_SNAPSHOT when another connection (the CLI) committed in between, while
 // IMMEDIATE takes the write lock up front and waits busy_timeout for it.
-// Keeping it in one place lets a later step batch several requests into one commit.
+//
+// Group commit (writeGrouped): most of a small write's cost is its COMMIT (the WAL frames of every
+// page it touched, the FTS index's structure pages included, and now and then a checkpoint), and
+// concurrent HTTP requests touch the same pages. So requests that arrive together are queued and
+// committed in ONE transaction on the next macrotask, each in its own SAVEPOINT: a request that
+// fails rolls back only its own writes and rejects only its own promise, exactly as if it had run
+// alone. Synchronous callers (CLI, scheduler, seeding) keep write().
 import type { Db } from './open';
+
+/** At most this many requests share one transaction (bounds the time the event loop is held). */
+export const MAX_GROUP = 64;
+
+interface Queued {
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown; hooks: Array<() => void> } | { ok: false; error: unknown };
 
 export class Writer {
   private afterCommit: Array<() => void> = [];
   private depth = 0;
+  private queue: Queued[] = [];
+  private scheduled = false;
 
   constructor(readonly db: Db) {}
 
@@ -28,9 +47,90 @@ export class Writer {
     return result;
   }
 
+  /**
+   * Runs fn like write(), but committed together with the other grouped writes queued before the
+   * next macrotask (up to MAX_GROUP), each in its own savepoint. Resolves after the commit and
+   * after fn's onCommit hooks ran; rejects with fn's error (only fn's writes are rolled back) or
+   * with the error of a failed BEGIN/COMMIT (then nothing of the group was saved).
+   * For request handlers; not inside a transaction (use write() there, which joins it).
+   */
+  writeGrouped<T>(fn: () => T): Promise<T> {
+    if (this.depth > 0) throw new Error('writeGrouped() inside a transaction: use write(), which joins it');
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
   /** Schedules work (e.g. waking the delivery scheduler) for after the current commit. */
   onCommit(hook: () => void): void {
     if (this.depth === 0) hook();
     else this.afterCommit.push(hook);
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // setImmediate, not a microtask: it runs after the poll phase, so every request whose bytes
+    // arrived in this turn of the event loop has been parsed and queued its write by then.
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue.splice(0, MAX_GROUP);
+    if (this.queue.length > 0) this.schedule();
+    const outcomes: Outcome[] = [];
+    let failure: { error: unknown } | undefined;
+    this.depth++;
+    try {
+      this.db.transaction(() => {
+        for (const member of batch) {
+          const hooks: Array<() => void> = [];
+          this.afterCommit = hooks;
+          try {
+            // A transaction function called inside a transaction runs as a SAVEPOINT: on error it is
+            // rolled back to there (this member's writes only) and the error rethrown.
+            outcomes.push({ ok: true, value: this.db.transaction(member.fn)(), hooks });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+            // Some errors (SQLITE_FULL, I/O errors) make SQLite roll back the whole transaction:
+            // the members before this one lost their writes too, and the next must not run in
+            // autocommit mode.
+            if (!this.db.inTransaction) throw error;
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      failure = { error };
+    } finally {
+      this.depth--;
+      this.afterCommit = [];
+    }
+    if (failure) {
+      // Nothing of the group was saved. BEGIN failed (no member ran; e.g. busy beyond
+      // busy_timeout): all are rejected with its error. COMMIT failed, or SQLite rolled back in the
+      // middle: the members that ran are rejected (with their own error if they had one) and
+      // those that never ran are queued again for the next group.
+      const ran = outcomes.length === 0 ? batch.length : outcomes.length;
+      this.queue.unshift(...batch.slice(ran));
+      if (this.queue.length > 0) this.schedule();
+      for (let i = 0; i < ran; i++) {
+        const o = outcomes[i];
+        batch[i]!.reject(o && !o.ok ? o.error : failure.error);
+      }
+      return;
+    }
+    outcomes.forEach((o, i) => {
+      const member = batch[i]!;
+      if (!o.ok) return member.reject(o.error);
+      try {
+        for (const hook of o.hooks) hook();
+      } catch (error) {
+        // Like write(), whose caller sees a hook's error after the commit.
+        return member.reject(error);
+      }
+      member.resolve(o.value);
+    });
   }
 }

@@ -49,6 +49,12 @@ export interface CreateOptions {
   resolveType?: (input: CreateInput) => RecordingType;
 }
 
+export interface CreateResult {
+  row: RecordingRow;
+  /** An earlier create of this key (or externalId) answered again. */
+  replayed: boolean;
+}
+
 export const MAX_IDEMPOTENCY_KEY = 255;
 /**
  * Every this many index-changing writes, one bounded FTS merge slice ('merge', 64 pages) runs after
@@ -85,13 +91,23 @@ export class RecordingService {
    * Creates a recording, or replays the one this key (or this externalId) created before.
    * Keys and external ids belong to the caller's integration identity.
    */
-  create(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions = {}): { row: RecordingRow; replayed: boolean } {
+  create(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions = {}): CreateResult {
+    return this.core.writer.write(this.creation(principal, input, idempotencyKey, options));
+  }
+
+  /** create(), committed in one transaction with other requests' writes (Writer.writeGrouped). */
+  async createGrouped(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions = {}): Promise<CreateResult> {
+    return this.core.writer.writeGrouped(this.creation(principal, input, idempotencyKey, options));
+  }
+
+  /** Checks the input now; returns the transaction that creates or replays. */
+  private creation(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions): () => CreateResult {
     if (idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
       throw invalid(`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
     }
     checkCreateInput(input);
     const hash = bodyHash(input);
-    return this.core.writer.write(() => {
+    return () => {
       const now = this.core.clock.now();
       const keyed = this.store.keyTarget(principal.integrationId, idempotencyKey);
       if (keyed !== undefined) return { row: replay(this.store.bySeq(keyed)!, hash, 'Idempotency-Key'), replayed: true };
@@ -110,7 +126,7 @@ export class RecordingService {
       if (row.text_saved === 1) this.announceText(row, 'recording.created', true, now);
       for (const l of this.listeners) l(null, row);
       return { row, replayed: false };
-    });
+    };
   }
 
   /** The live recording; 404 when it is not the caller's account's, 410 when deleted. */
@@ -123,8 +139,17 @@ export class RecordingService {
 
   /** Edits title, transcript, summary and pinned. A patch that changes nothing keeps the revision. */
   update(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number): RecordingRow {
+    return this.core.writer.write(this.edit(principal, id, patch, expectedRevision));
+  }
+
+  /** update(), committed in one transaction with other requests' writes (Writer.writeGrouped). */
+  async updateGrouped(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number): Promise<RecordingRow> {
+    return this.core.writer.writeGrouped(this.edit(principal, id, patch, expectedRevision));
+  }
+
+  private edit(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number): () => RecordingRow {
     checkPatch(patch);
-    return this.core.writer.write(() => {
+    return () => {
       const before = this.get(principal, id);
       this.checkEditable(principal, before);
       const fixed = immutableFieldIn(patch);
@@ -160,12 +185,21 @@ export class RecordingService {
       else if (before.text_saved === 1) this.announceText(after, 'recording.updated', after.transcript !== before.transcript, now);
       for (const l of this.listeners) l(before, after);
       return after;
-    });
+    };
   }
 
   /** Deletes: the row stays as a tombstone without text or audio, so later access answers 410. */
   remove(principal: Principal, id: string, expectedRevision: number): RecordingRow {
-    return this.core.writer.write(() => {
+    return this.core.writer.write(this.deletion(principal, id, expectedRevision));
+  }
+
+  /** remove(), committed in one transaction with other requests' writes (Writer.writeGrouped). */
+  async removeGrouped(principal: Principal, id: string, expectedRevision: number): Promise<RecordingRow> {
+    return this.core.writer.writeGrouped(this.deletion(principal, id, expectedRevision));
+  }
+
+  private deletion(principal: Principal, id: string, expectedRevision: number): () => RecordingRow {
+    return () => {
       const before = this.get(principal, id);
       checkRevision(before, expectedRevision);
       const now = this.core.clock.now();
@@ -186,7 +220,7 @@ export class RecordingService {
       if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.deleted', after.id, after.revision, now);
       for (const l of this.listeners) l(before, after);
       return after;
-    });
+    };
   }
 
   /** One page of the account's live recordings, newest first (see recording-search.ts). */

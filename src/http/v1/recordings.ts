@@ -111,10 +111,10 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
         410: { description: 'The recording this key or externalId created was deleted' },
       },
     },
-    (c, { body, principal }) => {
+    async (c, { body, principal }) => {
       const { kind, ...rest } = body;
       const input: CreateInput = { ...rest, type: kind };
-      const { row, replayed } = recordings.create(principal, input, idempotencyKey(c), { resolveType: captureType(services, principal) });
+      const { row, replayed } = await recordings.createGrouped(principal, input, idempotencyKey(c), { resolveType: captureType(services, principal) });
       c.header('ETag', etag(row.revision));
       c.header('Location', `/api/v1/recordings/${row.id}`);
       if (replayed) c.header('Idempotent-Replayed', 'true');
@@ -164,11 +164,11 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
         428: { description: 'If-Match missing' },
       },
     },
-    (c, { params, body, principal }) => {
+    async (c, { params, body, principal }) => {
       const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
       checkFixed(recordings.get(principal, params.id), body);
       const { title, transcript, summary, pinned } = body;
-      const row = recordings.update(principal, params.id, { title, transcript, summary, pinned }, expected);
+      const row = await recordings.updateGrouped(principal, params.id, { title, transcript, summary, pinned }, expected);
       c.header('ETag', etag(row.revision));
       return c.json(writtenV1(principal, row));
     },
@@ -186,9 +186,9 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
         428: { description: 'If-Match missing' },
       },
     },
-    (c, { params, principal }) => {
+    async (c, { params, principal }) => {
       const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
-      const row = recordings.remove(principal, params.id, expected);
+      const row = await recordings.removeGrouped(principal, params.id, expected);
       return c.json({ recording: { id: row.id, revision: row.revision } });
     },
   );

@@ -1,5 +1,6 @@
 // v2 /recordings: create, read, edit, delete and search (spec "Rules for the recording endpoints",
-// CONTRACT §5). The rules live in RecordingService; this file only maps HTTP to it.
+// CONTRACT §5). The rules live in RecordingService; this file only maps HTTP to it. Writes use the
+// grouped variants: concurrent requests share one commit (src/db/writer.ts).
 import type { Context } from 'hono';
 import * as v from 'valibot';
 import { invalid } from '../../errors';
@@ -143,8 +144,8 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
         410: { description: 'The recording this key or externalId created was deleted' },
       },
     },
-    (c, { body, principal }) => {
-      const { row, replayed } = recordings.create(principal, body, idempotencyKey(c));
+    async (c, { body, principal }) => {
+      const { row, replayed } = await recordings.createGrouped(principal, body, idempotencyKey(c));
       c.header('ETag', etag(row.revision));
       c.header('Location', `/api/v2/recordings/${row.id}`);
       if (replayed) c.header('Idempotent-Replayed', 'true');
@@ -179,9 +180,9 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
         428: { description: 'If-Match missing' },
       },
     },
-    (c, { params, body, principal }) => {
+    async (c, { params, body, principal }) => {
       const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
-      const row = recordings.update(principal, params.id, body, expected);
+      const row = await recordings.updateGrouped(principal, params.id, body, expected);
       c.header('ETag', etag(row.revision));
       return c.json(written(principal, row));
     },
@@ -194,9 +195,9 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       headers: [IF_MATCH],
       responses: { 204: { description: 'Deleted' }, 410: { description: 'Already deleted' }, 412: { description: 'Stale If-Match' }, 428: { description: 'If-Match missing' } },
     },
-    (c, { params, principal }) => {
+    async (c, { params, principal }) => {
       const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
-      recordings.remove(principal, params.id, expected);
+      await recordings.removeGrouped(principal, params.id, expected);
       return c.body(null, 204);
     },
   );
