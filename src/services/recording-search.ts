@@ -2,9 +2,14 @@
 //
 // q: every word must appear in the title or the transcript (AND); a word matches any indexed word
 // it is a prefix of ("meet" finds "meeting"), case- and accent-insensitively; "double quotes" make
-// an exact phrase. A one-character ASCII word (a-z, 0-9) matches only itself, since as a prefix it
+// an exact phrase. A one-character word (any script) matches only itself, since as a prefix it
 // would match nearly everything. Text without words (only punctuation) sets no condition. Nothing
 // from q reaches FTS5 as syntax: every word is re-emitted as a quoted string.
+//
+// Cost is bounded by the distinct conditions, not by the length of q: a repeated word is one
+// condition, and a word that is a prefix of another word of q is dropped (every recording with a
+// word starting with "meeting" has one starting with "meet"). The prefix words left are pairwise
+// unrelated, so FTS5 reads the doclist of each indexed word for at most one of them.
 //
 // Paging: newest first by recordedAt, the later created first among equal times: ascending order of
 // the sort key seq (see schema.sql and recording-model.ts). The cursor is the last seq of the page
@@ -60,22 +65,40 @@ export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] 
  * cannot match anything (the page is empty without asking FTS5).
  */
 export function matchExpression(q: string, terms: Pick<SearchTerms, 'expansions' | 'continuations'>): string | null {
-  const clauses: string[] = [];
-  for (const item of parseQuery(q)) {
+  // A Set: the same condition twice is one condition (AND is idempotent).
+  const clauses = new Set<string>();
+  for (const item of conditions(q)) {
+    if (item.phrase) clauses.add(quote(item.words.join(' ')));
+    else if (item.exact) clauses.add(quote(item.word));
+    else if (ASCII_WORD.test(item.word) && item.word.length !== PREFIX_INDEX_CHARS) {
+      const clause = expandedWord(item.word, terms);
+      if (clause === null) return null;
+      clauses.add(clause);
+    } else clauses.add(`${quote(item.word)}*`);
+  }
+  return [...clauses].join(' AND ');
+}
+
+type Condition = { phrase: true; words: string[] } | { phrase: false; word: string; folded: string; exact: boolean };
+
+/**
+ * The words and phrases of q as conditions: each word in the form the index is searched with, one-
+ * character words exact, repeats and prefix words implied by a longer word of q left out.
+ */
+function conditions(q: string): Condition[] {
+  const items: Condition[] = parseQuery(q).map((item) => {
+    if (item.phrase) return { phrase: true, words: item.words };
     // "Café" and "cafe" are the same word to FTS5 (remove_diacritics 2), so a word that is ASCII
     // without its diacritics takes the ASCII path and its lazy expansion.
     const original = item.words[0]!;
     const folded = withoutDiacritics(original);
     const word = ASCII_WORD.test(folded) ? folded : original;
-    if (item.phrase) clauses.push(quote(item.words.join(' ')));
-    else if (ASCII_WORD.test(word) && word.length === 1) clauses.push(quote(word));
-    else if (ASCII_WORD.test(word) && word.length !== PREFIX_INDEX_CHARS) {
-      const clause = expandedWord(word, terms);
-      if (clause === null) return null;
-      clauses.push(clause);
-    } else clauses.push(`${quote(word)}*`);
-  }
-  return clauses.join(' AND ');
+    // One character as a prefix would match nearly every word of its script (an FTS5 prefix query
+    // with no prefix index merges the doclists of all of them): only the word itself.
+    return { phrase: false, word, folded, exact: [...word].length === 1 };
+  });
+  const prefixes = items.filter((i): i is Extract<Condition, { phrase: false }> => !i.phrase && !i.exact);
+  return items.filter((i) => i.phrase || i.exact || !prefixes.some((longer) => longer.folded.length > i.folded.length && longer.folded.startsWith(i.folded)));
 }
 
 /**

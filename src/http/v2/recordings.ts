@@ -84,7 +84,7 @@ const ListQuery = v.strictObject({
       v.description(
         'Words that must all appear in the title or transcript; each word also matches longer words it starts ' +
           '("meet" finds "meeting"), case- and accent-insensitively; "double quotes" make an exact phrase; ' +
-          'a one-character word (a-z, 0-9) matches only itself; other punctuation is ignored.',
+          'a one-character word matches only itself; other punctuation is ignored.',
       ),
     ),
   ),
