@@ -118,17 +118,39 @@ async function main() {
       served[s.target] += r.requests;
       return r;
     };
+    // Creates leave dirty pages that the kernel writes back while the next scenario runs: flush
+    // the run database's files and pause, so that write-back is charged to the creates only.
+    const settle = async (s: Scenario) => {
+      if (s.spec.mode !== 'create') return;
+      for (const f of [db, `${db}-wal`]) {
+        if (!fs.existsSync(f)) continue;
+        const fd = fs.openSync(f, 'r');
+        try {
+          fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    };
     log(`warming up ${scenarios.length} scenarios…`);
-    for (const s of scenarios) await runOne(s, 1, `warm-${s.name}`);
+    for (const s of scenarios) {
+      await runOne(s, 1, `warm-${s.name}`);
+      await settle(s);
+    }
     for (let round = 0; round < rounds; round++) {
       for (const s of roundOrder(scenarios, round)) {
+        // get and its baseline are compared pairwise: each starts from its own warm cache.
+        if (s.name === 'get' || s.name === 'baseline') await runOne(s, 1, `rewarm-${round}-${s.name}`);
         const r = await runOne(s, durationSec, `r${round}-${s.name}`);
+        await settle(s);
         (raw[s.name] ??= []).push(r);
         log(`round ${round + 1}/${rounds} ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  loader ${r.loaderCpu}%  server ${r.serverCpu}%  iowait ${r.ioWaitOnServerCore}%  others: core ${SERVER_CORE} ${r.otherCpuOnServerCore}%, core ${LOADER_CORE} ${r.otherCpuOnLoaderCore}%`);
       }
     }
     for (const s of scenarios) {
       const r = await runOne(s, singleSec, `single-${s.name}`, 1);
+      await settle(s);
       (single[s.name] ??= []).push(r);
       log(`1 connection ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
     }
