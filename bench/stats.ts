@@ -91,7 +91,7 @@ export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: nu
       checks.push({ target: `${s.label} p99, 1 connection`, required: '≤ 15 ms', measured: `${s.p99At1.toFixed(2)} ms`, pass: s.p99At1 <= 15 });
   }
   const create = byName.get('create');
-  if (create) checks.push({ target: 'creates', required: '≥ 2,000/s', measured: `${create.rps}/s`, pass: create.rps >= 2000 });
+  if (create) checks.push({ target: 'creates', required: '≥ 2,000/s', measured: `${create.rps.toLocaleString('en-US')}/s`, pass: create.rps >= 2000 });
   if (Number.isFinite(peakRssMb)) checks.push({ target: 'server peak RSS', required: '≤ 250 MB', measured: `${peakRssMb} MB`, pass: peakRssMb <= 250 });
   return checks;
 }
