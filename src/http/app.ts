@@ -3,18 +3,15 @@
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, errorStatus, type ErrorCode } from '../errors';
-import { newId } from '../ids';
 import type { Services } from '../services';
 import { docsPage } from './docs-page';
 import type { AppEnv, HttpDeps } from './env';
 import { OpenApiDoc } from './openapi';
 import { RateLimiter } from './rate-limit';
-import { ApiRouter } from './router';
+import { ApiRouter, plainRoute, setRequestId } from './router';
 import { registerSessionRoutes } from './session-routes';
 import { registerV1 } from './v1';
 import { registerV2 } from './v2';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function errorResponse(c: Context, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
   for (const [k, val] of Object.entries(headers)) c.header(k, val);
@@ -36,23 +33,10 @@ export function createApp(services: Services, options: AppOptions = {}) {
     serverOrigin: (c) => new URL(core.config.publicUrl ?? c.req.url).origin,
   };
 
-  app.use('*', async (c, next) => {
-    const incoming = c.req.header('x-request-id');
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
-    c.set('requestId', id);
-    c.header('X-Request-Id', id);
-    try {
-      await next();
-    } catch (e) {
-      // Hono hands only Error instances to onError; anything else thrown becomes one here.
-      if (e instanceof Error) throw e;
-      throw new Error('a non-Error value was thrown');
-    }
-    c.res.headers.set('X-Request-Id', id);
-  });
-
+  // X-Request-Id: ApiRouter routes, plainRoute() handlers and onError call setRequestId (no
+  // middleware, see router.ts).
   app.onError((err, c) => {
-    c.header('X-Request-Id', c.get('requestId'));
+    setRequestId(c);
     if (err instanceof AppError) return errorResponse(c, err.code, err.message, err.headers);
     if (err instanceof HTTPException) {
       const code = (Object.entries(errorStatus).find(([, s]) => s === err.status)?.[0] ?? 'invalid_request') as ErrorCode;
@@ -67,9 +51,9 @@ export function createApp(services: Services, options: AppOptions = {}) {
     return errorResponse(c, 'internal', `unexpected failure; quote request id ${c.get('requestId')} when reporting it`);
   });
 
-  app.notFound((c) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+  app.notFound(plainRoute((c) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/healthz', plainRoute((c) => c.json({ status: 'ok' })));
 
   const v2Doc = new OpenApiDoc(
     { title: 'reclib API', version: '2.0.0', description: 'Recording library: clips and memos, search, devices, keys, events and webhooks.' },
@@ -88,9 +72,9 @@ export function createApp(services: Services, options: AppOptions = {}) {
 
   let v2Json: string | undefined;
   let v1Json: string | undefined;
-  app.get('/api/v2/openapi.json', (c) => c.body((v2Json ??= JSON.stringify(v2Doc.toJSON())), 200, { 'content-type': 'application/json' }));
-  app.get('/api/v1/openapi.json', (c) => c.body((v1Json ??= JSON.stringify(v1Doc.toJSON())), 200, { 'content-type': 'application/json' }));
-  app.get('/docs', (c) => c.html(docsPage));
+  app.get('/api/v2/openapi.json', plainRoute((c) => c.body((v2Json ??= JSON.stringify(v2Doc.toJSON())), 200, { 'content-type': 'application/json' })));
+  app.get('/api/v1/openapi.json', plainRoute((c) => c.body((v1Json ??= JSON.stringify(v1Doc.toJSON())), 200, { 'content-type': 'application/json' })));
+  app.get('/docs', plainRoute((c) => c.html(docsPage)));
   app.route('/api/v2', v2);
   app.route('/api/v1', v1);
   app.route('/api', root);

@@ -6,6 +6,7 @@ import { AppError, invalid, notFound } from '../errors';
 import { newId, newSecret, sha256Hex } from '../ids';
 import { isPermission, type Permission, type Principal } from '../permissions';
 import { AuthStore, type AccountRow, type KeyRow } from '../store/auth-store';
+import { PrincipalCache, type CachedCredential } from './principal-cache';
 
 export const MAX_ACTIVE_KEYS = 50;
 export const DEFAULT_KEY_DAYS = 90;
@@ -55,9 +56,11 @@ function verifyPassword(password: string, stored: string): boolean {
 export class AuthService {
   readonly store: AuthStore;
   private readonly allPermissions: ReadonlySet<Permission>;
+  private readonly principals: PrincipalCache;
 
   constructor(private readonly core: Core) {
     this.store = new AuthStore(core.db);
+    this.principals = new PrincipalCache(() => this.store.dataVersion());
     this.allPermissions = new Set<Permission>([
       'recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete',
       'settings:read', 'settings:write', 'events:read',
@@ -124,6 +127,7 @@ export class AuthService {
     this.core.writer.write(() => {
       if (!this.store.key(accountId, keyId)) throw notFound(`key ${keyId}`);
       this.store.revokeKey(accountId, keyId, this.core.clock.now());
+      this.core.writer.onCommit(() => this.principals.clear());
     });
   }
 
@@ -149,38 +153,58 @@ export class AuthService {
 
   endSession(token: string): void {
     const s = this.store.sessionByHash(sha256Hex(token));
-    if (s) this.core.writer.write(() => this.store.endSession(s.id, this.core.clock.now()));
+    if (!s) return;
+    this.core.writer.write(() => {
+      this.store.endSession(s.id, this.core.clock.now());
+      this.core.writer.onCommit(() => this.principals.clear());
+    });
   }
 
   /**
    * Resolves a bearer token to its principal. Unknown, malformed, revoked and expired
    * credentials all give 401 with a message that says which, without echoing the token.
+   * A credential validated before is reused from the cache (see principal-cache.ts for why that
+   * still sees every revocation); expiry is checked on every call.
    */
   authenticate(token: string): Principal {
     const now = this.core.clock.now();
-    if (token.startsWith('rlk_')) {
-      const k = this.store.keyByHash(sha256Hex(token));
-      if (!k) throw new AppError('unauthenticated', 'API key is not valid');
-      if (k.revoked_at !== null) throw new AppError('unauthenticated', 'API key has been revoked');
-      if (k.expires_at <= now) throw new AppError('unauthenticated', 'API key has expired');
-      if (k.last_used_at === null || now - k.last_used_at >= TOUCH_EVERY_MS) {
-        this.core.writer.write(() => this.store.touchKey(k.id, now));
-      }
-      return {
-        accountId: k.account_id,
-        kind: 'key',
-        credentialId: k.id,
-        integrationId: k.integration_id,
-        permissions: new Set(JSON.parse(k.permissions) as Permission[]),
-      };
+    const isKey = token.startsWith('rlk_');
+    if (!isKey && !token.startsWith('rls_')) {
+      throw new AppError('unauthenticated', 'credential is not an API key (rlk_…) or session token (rls_…)');
     }
-    if (token.startsWith('rls_')) {
-      const s = this.store.sessionByHash(sha256Hex(token));
-      if (!s || s.ended_at !== null) throw new AppError('unauthenticated', 'session is not valid');
-      if (s.expires_at <= now) throw new AppError('unauthenticated', 'session has expired');
-      const a = this.account(s.account_id);
-      return { accountId: a.id, kind: 'session', credentialId: s.id, integrationId: a.app_integration, permissions: this.allPermissions };
+    const hash = sha256Hex(token);
+    const cached = this.principals.get(hash);
+    const credential = cached !== undefined && cached.expiresAt > now ? cached : isKey ? this.keyCredential(hash, now) : this.sessionCredential(hash, now);
+    if (cached !== credential) this.principals.set(hash, credential);
+    const { principal } = credential;
+    if (principal.kind === 'key' && (credential.lastUsedAt === null || now - credential.lastUsedAt >= TOUCH_EVERY_MS)) {
+      this.core.writer.write(() => this.store.touchKey(principal.credentialId, now));
+      credential.lastUsedAt = now;
     }
-    throw new AppError('unauthenticated', 'credential is not an API key (rlk_…) or session token (rls_…)');
+    return principal;
+  }
+
+  private keyCredential(hash: string, now: number): CachedCredential {
+    const k = this.store.keyByHash(hash);
+    if (!k) throw new AppError('unauthenticated', 'API key is not valid');
+    if (k.revoked_at !== null) throw new AppError('unauthenticated', 'API key has been revoked');
+    if (k.expires_at <= now) throw new AppError('unauthenticated', 'API key has expired');
+    const principal: Principal = {
+      accountId: k.account_id,
+      kind: 'key',
+      credentialId: k.id,
+      integrationId: k.integration_id,
+      permissions: new Set(JSON.parse(k.permissions) as Permission[]),
+    };
+    return { principal, expiresAt: k.expires_at, lastUsedAt: k.last_used_at };
+  }
+
+  private sessionCredential(hash: string, now: number): CachedCredential {
+    const s = this.store.sessionByHash(hash);
+    if (!s || s.ended_at !== null) throw new AppError('unauthenticated', 'session is not valid');
+    if (s.expires_at <= now) throw new AppError('unauthenticated', 'session has expired');
+    const a = this.account(s.account_id);
+    const principal: Principal = { accountId: a.id, kind: 'session', credentialId: s.id, integrationId: a.app_integration, permissions: this.allPermissions };
+    return { principal, expiresAt: s.expires_at, lastUsedAt: null };
   }
 }

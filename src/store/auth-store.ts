@@ -61,6 +61,7 @@ export class AuthStore {
       ),
       sessionByHash: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE token_hash = ?'),
       endSession: db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
   }
 
@@ -105,5 +106,9 @@ export class AuthStore {
   }
   endSession(id: string, now: number): void {
     this.s.endSession.run(now, id);
+  }
+  /** Changes whenever ANOTHER connection (e.g. the admin CLI) commits to the file; this one's own commits leave it. */
+  dataVersion(): number {
+    return this.s.dataVersion.get()!;
   }
 }

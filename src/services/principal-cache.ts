@@ -1,0 +1,55 @@
+// Validated credentials by the SHA-256 of their token, so that a request with a known key or
+// session skips the credential lookup and the parsing of its permissions (the hot path of every
+// authenticated request).
+//
+// Why it stays correct: revocation must apply to the very next request (spec "Authentication" 5),
+// also when the admin CLI revokes from another process. Every lookup first reads SQLite's
+// `PRAGMA data_version`, which changes whenever another connection has committed to the file
+// since the last read; then the whole cache is dropped. This process's own changes to keys and
+// sessions (revoke, logout) drop it too (AuthService calls clear() after their commit). Expiry is
+// checked against the clock on every request by the caller, never cached.
+import type { Principal } from '../permissions';
+
+export interface CachedCredential {
+  principal: Principal;
+  expiresAt: number;
+  /** Keys: the lastUsedAt this process last wrote or read (written at most once a minute). */
+  lastUsedAt: number | null;
+}
+
+/** Bounded memory: past this many credentials the cache starts over (costs re-lookups only). */
+const MAX_ENTRIES = 10_000;
+
+export class PrincipalCache {
+  private entries = new Map<string, CachedCredential>();
+  private version: number | undefined;
+
+  constructor(
+    /** PRAGMA data_version of the server's connection. */
+    private readonly dataVersion: () => number,
+  ) {}
+
+  /**
+   * The credential cached for this token hash, unless another connection committed since it was
+   * cached. Call before looking the credential up in the database, so that a commit racing with
+   * that lookup changes the version seen by the next request.
+   */
+  get(tokenHash: string): CachedCredential | undefined {
+    const version = this.dataVersion();
+    if (version !== this.version) {
+      this.entries.clear();
+      this.version = version;
+      return undefined;
+    }
+    return this.entries.get(tokenHash);
+  }
+
+  set(tokenHash: string, credential: CachedCredential): void {
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(tokenHash, credential);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,139 @@
+// The request fast path: validated credentials are reused from a cache (src/services/principal-cache.ts)
+// without weakening revocation, expiry or lastUsedAt; headers are read from Node's raw header list
+// on the node server with the same meaning as Headers.get().
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { FakeClock } from '../src/clock';
+import { testConfig } from '../src/config';
+import type { Core } from '../src/context';
+import { openDatabase } from '../src/db/open';
+import { Writer } from '../src/db/writer';
+import { createNodeServer } from '../src/http/node-server';
+import { randomBase62 } from '../src/ids';
+import { createServices } from '../src/services';
+import { harness } from './helpers/harness';
+
+/** A second, independent connection to the same file: what the admin CLI is to the server. */
+function services(file: string, clock = new FakeClock()) {
+  const db = openDatabase(file);
+  const core: Core = { db, writer: new Writer(db), clock, config: testConfig({ db: file }), masterSecret: randomBytes(32) };
+  return createServices(core);
+}
+
+describe('the principal cache never outlives a change to the credential', () => {
+  it('a key revoked by ANOTHER connection (the CLI) is refused on the very next request', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
+    const server = services(file);
+    const cli = services(file);
+    const account = cli.auth.createAccount('owner');
+    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read'] });
+    assert.equal(server.auth.authenticate(secret).credentialId, key.id);
+    assert.equal(server.auth.authenticate(secret).credentialId, key.id, 'served from the cache');
+    cli.auth.revokeKey(account.id, key.id);
+    assert.throws(() => server.auth.authenticate(secret), /revoked/);
+  });
+
+  it('a key revoked in this process, and an ended session, are refused on the next request', async () => {
+    const h = harness();
+    const token = h.key(['recordings:read']);
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token })).status, 200);
+    const [key] = h.services.auth.listKeys(h.accountId);
+    assert.equal((await h.req('DELETE', `/api/v2/api-keys/${key!.id}`, { token: h.session })).status, 204);
+    const after = await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(after.status, 401);
+    assert.match(after.json.error.message, /revoked/);
+
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: h.session })).status, 200);
+    assert.equal((await h.req('DELETE', '/api/session', { token: h.session })).status, 204);
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: h.session })).status, 401);
+  });
+
+  it('a cached key expires on time (fake clock)', async () => {
+    const h = harness();
+    const { secret } = h.services.auth.createKey(h.accountId, { name: 'short', permissions: ['recordings:read'], expiry: 1 });
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: secret })).status, 200);
+    h.clock.advance(86_400_000 - 1);
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: secret })).status, 200);
+    h.clock.advance(1);
+    const expired = await h.req('GET', '/api/v2/recordings', { token: secret });
+    assert.equal(expired.status, 401);
+    assert.match(expired.json.error.message, /expired/);
+  });
+
+  it('lastUsedAt is still written at most once a minute', async () => {
+    const h = harness();
+    const token = h.key(['recordings:read']);
+    const lastUsed = () => h.services.auth.listKeys(h.accountId)[0]!.lastUsedAt;
+    const start = h.clock.now();
+    await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(lastUsed(), start);
+    h.clock.advance(59_999);
+    await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(lastUsed(), start);
+    h.clock.advance(1);
+    await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(lastUsed(), start + 60_000);
+  });
+
+  it('a known credential is not looked up again while nothing changed', async () => {
+    const h = harness();
+    const token = h.key(['recordings:read']);
+    const store = h.services.auth.store;
+    let lookups = 0;
+    const keyByHash = store.keyByHash.bind(store);
+    store.keyByHash = (hash) => {
+      lookups++;
+      return keyByHash(hash);
+    };
+    for (let i = 0; i < 5; i++) assert.equal((await h.req('GET', '/api/v2/recordings', { token })).status, 200);
+    assert.equal(lookups, 1);
+    // A wrong token is never cached: each attempt is looked up (and refused) again.
+    for (let i = 0; i < 2; i++) assert.equal((await h.req('GET', '/api/v2/recordings', { token: `rlk_${'x'.repeat(43)}` })).status, 401);
+    assert.equal(lookups, 3);
+  });
+});
+
+describe('headers read from the Node request mean what Headers.get() means', () => {
+  it('on the node server: Authorization and X-Request-Id work, a repeated Authorization is refused', async () => {
+    const h = harness();
+    const token = h.key(['recordings:read']);
+    const server = createNodeServer(h.app.fetch, '127.0.0.1');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      // Raw bytes, so that a header line can be sent twice.
+      const get = (lines: string[]) =>
+        new Promise<{ status: number; requestId: string | undefined }>((resolve, reject) => {
+          const socket = net.connect(port, '127.0.0.1');
+          let text = '';
+          socket.on('data', (b) => (text += b.toString()));
+          socket.on('error', reject);
+          socket.on('end', () => resolve({ status: Number(text.split(' ')[1]), requestId: /\r\nx-request-id: ([^\r]*)/i.exec(text)?.[1] }));
+          socket.write(`GET /api/v2/recordings HTTP/1.1\r\nHost: x\r\n${lines.map((l) => `${l}\r\n`).join('')}Connection: close\r\n\r\n`);
+        });
+      const ok = await get([`Authorization: Bearer ${token}`, 'X-Request-Id: my-request.1']);
+      assert.equal(ok.status, 200);
+      assert.equal(ok.requestId, 'my-request.1');
+      const twice = await get([`authorization: Bearer ${token}`, `AUTHORIZATION: Bearer ${token}`]);
+      assert.equal(twice.status, 401, 'two credentials: Headers.get() joins them, which is no valid credential');
+      assert.match(twice.requestId ?? '', /^req_/);
+      assert.equal((await get([])).status, 401);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('ids', () => {
+  it('ids from the pooled random bytes are distinct and match the id pattern', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 10_000; i++) seen.add(randomBase62(20));
+    assert.equal(seen.size, 10_000);
+    for (const id of seen) assert.match(id, /^[0-9A-Za-z]{20}$/);
+  });
+});
