@@ -129,6 +129,69 @@ describe('headers read from the Node request mean what Headers.get() means', () 
   });
 });
 
+describe('request bodies read from the Node request keep the body rules', () => {
+  /** One raw HTTP exchange; `body` is sent as given (Content-Length or chunked framing). */
+  function exchange(port: number, head: string[], body: string | Buffer): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (b) => (text += b.toString()));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const payload = text.slice(text.indexOf('\r\n\r\n') + 4);
+        let json: unknown;
+        try {
+          json = JSON.parse(payload);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: Number(text.split(' ')[1]), json });
+      });
+      socket.write(`POST /api/v2/recordings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${head.map((l) => `${l}\r\n`).join('')}\r\n`);
+      socket.end(body);
+    });
+  }
+
+  it('on the node server: a create is read from the socket; over 1,500,000 bytes (declared or chunked) is 413; bad JSON, UTF-8 and Content-Type are 400', async () => {
+    const h = harness();
+    const token = h.key(['recordings:create', 'recordings:read']);
+    const server = createNodeServer(h.app.fetch, '127.0.0.1');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const auth = [`Authorization: Bearer ${token}`, 'Idempotency-Key: k1'];
+    const json = (text: string) => ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(text)}`];
+    const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`;
+    try {
+      const ok = JSON.stringify({ type: 'clip', title: 'über' });
+      const created = await exchange(port, [...auth, ...json(ok)], ok);
+      assert.equal(created.status, 201);
+      assert.equal(created.json.recording.title, 'über');
+      const big = JSON.stringify({ type: 'memo', transcript: 'a'.repeat(1_500_000) });
+      assert.equal((await exchange(port, [...auth, ...json(big)], big)).status, 413, 'declared length');
+      const sent = await exchange(port, [...auth, 'Content-Type: application/json', 'Transfer-Encoding: chunked'], chunked(big));
+      assert.equal(sent.status, 413, 'chunked');
+      assert.equal(sent.json.error.code, 'payload_too_large');
+      const small = JSON.stringify({ type: 'clip', title: 'chunked' });
+      const viaChunks = await exchange(port, ['Authorization: Bearer ' + token, 'Idempotency-Key: k2', 'Content-Type: application/json', 'Transfer-Encoding: chunked'], chunked(small));
+      assert.equal(viaChunks.status, 201);
+      const notJson = await exchange(port, [...auth, ...json('{"type":')], '{"type":');
+      assert.equal(notJson.status, 400);
+      assert.match(notJson.json.error.message, /not valid JSON/);
+      const latin1 = Buffer.from('{"type":"clip","title":"\xff"}', 'latin1');
+      const badUtf8 = await exchange(port, [...auth, 'Content-Type: application/json', `Content-Length: ${latin1.length}`], latin1);
+      assert.equal(badUtf8.status, 400);
+      const text = await exchange(port, [...auth, 'Content-Type: text/plain', `Content-Length: ${Buffer.byteLength(ok)}`], ok);
+      assert.equal(text.status, 400);
+      assert.match(text.json.error.message, /Content-Type/);
+      const empty = await exchange(port, [...auth, 'Content-Type: application/json', 'Content-Length: 0'], '');
+      assert.equal(empty.status, 400);
+      assert.match(empty.json.error.message, /body is required/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('ids', () => {
   it('ids from the pooled random bytes are distinct and match the id pattern', () => {
     const seen = new Set<string>();

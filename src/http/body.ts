@@ -3,6 +3,7 @@
 // is never read into memory.
 import type { Context } from 'hono';
 import { AppError, invalid } from '../errors';
+import { nodeRequest, readNodeBody, requestHeader } from './node-request';
 
 export const MAX_JSON_BYTES = 1_500_000;
 
@@ -10,9 +11,33 @@ const tooLarge = () => new AppError('payload_too_large', `request body is larger
 
 /** Returns undefined for an absent/empty body, else the parsed JSON value. */
 export async function readJsonBody(c: Context): Promise<unknown> {
-  const raw = c.req.raw;
-  const declared = raw.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_JSON_BYTES) throw tooLarge();
+  const declared = requestHeader(c, 'content-length');
+  if (declared !== undefined && Number(declared) > MAX_JSON_BYTES) throw tooLarge();
+  // On the node server, straight from the socket stream (see node-request.ts); else the WHATWG body.
+  const incoming = nodeRequest(c);
+  const bytes = incoming ? await readNodeBody(incoming, MAX_JSON_BYTES, tooLarge) : await readWebBody(c.req.raw);
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  const type = requestHeader(c, 'content-type') ?? '';
+  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) throw invalid('Content-Type must be application/json');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw invalid('request body is not valid UTF-8');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch (e) {
+    throw invalid(`request body is not valid JSON: ${(e as Error).message}`);
+  }
+  const lone = loneSurrogateAt(value);
+  if (lone) throw invalid(`${lone}: holds a lone UTF-16 surrogate (an escape such as \\ud800 without its pair); text must be valid Unicode`);
+  return value;
+}
+
+/** The body of a WHATWG Request (app.request() in tests), refused as soon as it exceeds the limit. */
+async function readWebBody(raw: Request): Promise<Buffer | undefined> {
   if (!raw.body) return undefined;
   const reader = raw.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -27,24 +52,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
     }
     chunks.push(value);
   }
-  if (size === 0) return undefined;
-  const type = raw.headers.get('content-type') ?? '';
-  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) throw invalid('Content-Type must be application/json');
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
-  } catch {
-    throw invalid('request body is not valid UTF-8');
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch (e) {
-    throw invalid(`request body is not valid JSON: ${(e as Error).message}`);
-  }
-  const lone = loneSurrogateAt(value);
-  if (lone) throw invalid(`${lone}: holds a lone UTF-16 surrogate (an escape such as \\ud800 without its pair); text must be valid Unicode`);
-  return value;
+  return Buffer.concat(chunks, size);
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

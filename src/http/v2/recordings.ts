@@ -11,6 +11,7 @@ import { MAX_RECORDED_AT, RECORDING_STATUSES, recordingJson, recordingRef, type 
 import { MAX_IDEMPOTENCY_KEY } from '../../services/recordings';
 import type { AppEnv, HttpDeps } from '../env';
 import { etag, parseIfMatch } from '../if-match';
+import { requestHeader } from '../node-request';
 import type { ApiRouter } from '../router';
 import { Id, IdParams, queryInt } from '../schemas';
 
@@ -116,7 +117,7 @@ const written = (principal: Principal, row: RecordingRow) => ({
 });
 
 function idempotencyKey(c: Context<AppEnv>): string {
-  const key = c.req.header('idempotency-key');
+  const key = requestHeader(c, 'idempotency-key');
   if (key === undefined) throw invalid('Idempotency-Key header is required: a unique value per new recording, reused only to retry it');
   if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) throw invalid(`Idempotency-Key header must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
   return key;
@@ -181,7 +182,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, body, principal }) => {
-      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const expected = parseIfMatch(requestHeader(c, 'if-match'), { required: true, maxLength: IF_MATCH_MAX });
       const row = await recordings.updateGrouped(principal, params.id, body, expected);
       c.header('ETag', etag(row.revision));
       return c.json(written(principal, row));
@@ -196,7 +197,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       responses: { 204: { description: 'Deleted' }, 410: { description: 'Already deleted' }, 412: { description: 'Stale If-Match' }, 428: { description: 'If-Match missing' } },
     },
     async (c, { params, principal }) => {
-      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const expected = parseIfMatch(requestHeader(c, 'if-match'), { required: true, maxLength: IF_MATCH_MAX });
       await recordings.removeGrouped(principal, params.id, expected);
       return c.body(null, 204);
     },
