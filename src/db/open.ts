@@ -22,6 +22,10 @@ export function openDatabase(file: string): Db {
   // Deleted and overwritten content is zeroed, freed pages included: a deleted recording's text must
   // leave the file (CONTRACT §5), not linger in free space. Costs some extra page writes.
   db.pragma('secure_delete = ON');
+  // Checkpoint every 10,000 WAL pages (~40 MB) instead of SQLite's 1,000: a checkpoint copies each
+  // page once however often it changed, and the pages every write touches (index interiors, the FTS
+  // structure) change in every commit. Measured on creates at 100k recordings: 1,580-1,800/s → 2,150-2,190/s.
+  db.pragma('wal_autocheckpoint = 10000');
   migrate(db);
   return db;
 }
