@@ -1,5 +1,6 @@
 // The recording as stored and as v2 shows it. One row type and one row → JSON mapping, so the v1
 // layer can map the very same row to its own shape (kind, source, processing, audioAssets).
+import { AppError } from '../errors';
 import { sha256Hex } from '../ids';
 import type { RecordingType } from './device-inputs';
 
@@ -122,3 +123,10 @@ export function canonicalJson(value: unknown): string {
 }
 
 export const bodyHash = (body: unknown): string => sha256Hex(canonicalJson(body));
+
+/** 412 when the caller's If-Match revision is not the stored one. */
+export function checkRevision(row: RecordingRow, expected: number): void {
+  if (row.revision !== expected) {
+    throw new AppError('precondition_failed', `If-Match revision ${expected} is stale: recording ${row.id} is at revision ${row.revision}; read it again`);
+  }
+}

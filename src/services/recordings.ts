@@ -18,22 +18,15 @@
 // A capture that was never announced (not yet saved) emits nothing for later writes either.
 import type { Core } from '../context';
 import { AppError, invalid, notFound } from '../errors';
-import { newId } from '../ids';
 import type { Principal } from '../permissions';
 import { RecordingSearchStore } from '../store/recording-search-store';
 import { RecordingStore } from '../store/recording-store';
-import type { EventService } from './events';
-import {
-  checkCreateInput,
-  checkOpaqueId,
-  checkPatch,
-  immutableFieldIn,
-  type CreateInput,
-  type RecordingPatch,
-} from './recording-input';
 import type { RecordingType } from './device-inputs';
-import { checkProcessingMove } from './processing-status';
-import { audioRefs, bodyHash, MAX_RECORDED_AT, SEQ_SLOTS, slotRange, type AudioRef, type RecordingRow, type RecordingStatus } from './recording-model';
+import type { EventService } from './events';
+import { newRow, replay } from './recording-create';
+import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
+import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
+import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
 import { listPage, type ListInput } from './recording-search';
 import { SearchTerms } from './search-terms';
 
@@ -71,6 +64,7 @@ export class RecordingService {
   readonly searchStore: RecordingSearchStore;
   readonly terms: SearchTerms;
   private readonly listeners: ChangeListener[] = [];
+  private readonly reports: RecordingReports;
   private indexWrites = 0;
 
   constructor(
@@ -80,6 +74,10 @@ export class RecordingService {
     this.store = new RecordingStore(core.db);
     this.searchStore = new RecordingSearchStore(core.db);
     this.terms = new SearchTerms(core);
+    this.reports = new RecordingReports(core, {
+      get: (principal, id) => this.get(principal, id),
+      saveChange: (before, after, now) => this.saveReported(before, after, now),
+    });
   }
 
   /** Registers a hook run inside every recording write (e.g. the capture-rule engine). */
@@ -119,7 +117,7 @@ export class RecordingService {
           return { row, replayed: true };
         }
       }
-      const row = this.newRow(principal, options.resolveType ? { ...input, type: options.resolveType(input) } : input, hash, now);
+      const row = newRow(this.store, principal, options.resolveType ? { ...input, type: options.resolveType(input) } : input, hash, now);
       this.store.insert(row);
       this.store.insertKey(principal.integrationId, idempotencyKey, row.seq, now);
       this.indexed(row.title, row.transcript);
@@ -228,129 +226,27 @@ export class RecordingService {
     return listPage(this.searchStore, this.terms, principal.accountId, input);
   }
 
-  /**
-   * v1 processing report of the importing application: status, message and capture metadata
-   * (which may arrive after the transcript and is fixed once set).
-   */
-  reportProcessing(
-    principal: Principal,
-    id: string,
-    report: { status: RecordingStatus; message?: string | undefined; captureInput?: string | undefined; deviceId?: string | undefined },
-    expectedRevision?: number,
-  ): RecordingRow {
-    if (report.captureInput !== undefined) checkOpaqueId('captureInput', report.captureInput);
-    if (report.deviceId !== undefined) checkOpaqueId('deviceId', report.deviceId);
-    return this.core.writer.write(() => {
-      const before = this.ownRecording(principal, id, expectedRevision);
-      checkProcessingMove(before.status, report.status);
-      const after: RecordingRow = { ...before, status: report.status, processing_message: report.message ?? null };
-      for (const [field, column] of [['captureInput', 'capture_input'], ['deviceId', 'device_id']] as const) {
-        const value = report[field];
-        if (value === undefined || value === before[column]) continue;
-        if (before[column] !== null) throw new AppError('immutable_field', `${field}: capture metadata is fixed once set`);
-        after[column] = value;
-        // Capture metadata reported by the app itself makes this a native capture.
-        if (principal.kind === 'session') after.native = 1;
-      }
-      return this.saveReport(before, after);
-    });
+  /** v1 processing report of the importing application (recording-reports.ts). */
+  reportProcessing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number): RecordingRow {
+    return this.reports.processing(principal, id, report, expectedRevision);
   }
 
-  /** v1 audio report: adds (available) or removes one local-file reference of a memo. */
-  reportAudio(principal: Principal, id: string, ref: { clientId: string; fileId: string; available: boolean }, expectedRevision?: number): RecordingRow {
-    checkOpaqueId('clientId', ref.clientId);
-    checkOpaqueId('fileId', ref.fileId);
-    return this.core.writer.write(() => {
-      const before = this.ownRecording(principal, id, expectedRevision);
-      if (before.type === 'clip') throw new AppError('not_editable', 'a clip keeps no audio; audio references are for memos only');
-      const known = audioRefs(before);
-      // Reporting a known reference again keeps it as it is (reportedAt = when it was first reported).
-      if (ref.available && known.some((a) => a.clientId === ref.clientId && a.fileId === ref.fileId)) return before;
-      const refs = known.filter((a) => a.clientId !== ref.clientId || a.fileId !== ref.fileId);
-      if (ref.available) refs.push({ clientId: ref.clientId, fileId: ref.fileId, reportedAt: this.core.clock.now() });
-      return this.saveReport(before, { ...before, audio: JSON.stringify(refs) });
-    });
+  /** v1 audio report: adds (available) or removes one local-file reference of a memo (recording-reports.ts). */
+  reportAudio(principal: Principal, id: string, ref: AudioReport, expectedRevision?: number): RecordingRow {
+    return this.reports.audio(principal, id, ref, expectedRevision);
   }
 
-  private ownRecording(principal: Principal, id: string, expectedRevision: number | undefined): RecordingRow {
-    const row = this.get(principal, id);
-    if (row.integration_id !== principal.integrationId) {
-      throw new AppError('wrong_application', 'only the application that imported this recording may report its processing and audio');
-    }
-    if (expectedRevision !== undefined) checkRevision(row, expectedRevision);
-    return row;
-  }
-
-  private saveReport(before: RecordingRow, after: RecordingRow): RecordingRow {
-    // A report that repeats what is stored changes nothing: no revision, no event (like a no-op edit).
-    const reported = ['status', 'processing_message', 'capture_input', 'device_id', 'audio'] as const;
-    if (reported.every((f) => after[f] === before[f])) return before;
-    const now = this.core.clock.now();
-    after.processing_updated_at = now;
-    after.revision = before.revision + 1;
-    after.updated_at = now;
+  /** A report's change: stored with its recording.updated event (once announced) and the change hooks. */
+  private saveReported(before: RecordingRow, after: RecordingRow, now: number): void {
     this.store.save(after);
     if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.updated', after.id, after.revision, now);
     for (const l of this.listeners) l(before, after);
-    return after;
   }
 
   private checkEditable(principal: Principal, row: RecordingRow): void {
     if (row.text_saved === 0 && row.integration_id !== principal.integrationId) {
       throw new AppError('not_editable', 'this capture is still pending: it can be edited once the app has saved its text');
     }
-  }
-
-  private newRow(principal: Principal, input: CreateInput, hash: string, now: number): RecordingRow {
-    const audio: AudioRef[] = (input.audio ?? []).map((a) => ({ clientId: a.clientId, fileId: a.fileId, reportedAt: now }));
-    const transcript = input.transcript ?? '';
-    const native = principal.kind === 'session' && (input.deviceId !== undefined || input.captureInput !== undefined);
-    const { recordedAt, seq } = this.slot(input.recordedAt, now);
-    return {
-      seq,
-      id: newId('rec'),
-      account_id: principal.accountId,
-      integration_id: principal.integrationId,
-      type: input.type,
-      title: input.title ?? '',
-      transcript,
-      summary: input.summary ?? '',
-      recorded_at: recordedAt,
-      created_at: now,
-      updated_at: now,
-      revision: 1,
-      status: transcript !== '' ? 'ready' : (input.status ?? 'pending'),
-      pinned: 0,
-      device_id: input.deviceId ?? null,
-      external_id: input.externalId ?? null,
-      source: input.source ?? null,
-      capture_input: input.captureInput ?? null,
-      native: native ? 1 : 0,
-      // A native capture without a transcript is metadata only: announced when the app saves it.
-      text_saved: native && transcript === '' ? 0 : 1,
-      processing_updated_at: null,
-      processing_message: null,
-      audio: JSON.stringify(audio),
-      body_hash: hash,
-      deleted_at: null,
-    };
-  }
-
-  /**
-   * The next free sort key of the capture millisecond (keys count down, see recording-model.ts).
-   * A given recordedAt whose 1,024 keys are all used is refused; a defaulted one moves on by a
-   * millisecond until there is room.
-   */
-  private slot(given: number | undefined, now: number): { recordedAt: number; seq: number } {
-    let recordedAt = given ?? now;
-    for (let tries = 0; tries < 1000 && recordedAt <= MAX_RECORDED_AT; tries++, recordedAt++) {
-      const [first, last] = slotRange(recordedAt);
-      const used = this.store.firstUsed(first, last);
-      if (used === null) return { recordedAt, seq: last };
-      if (used > first) return { recordedAt, seq: used - 1 };
-      if (given !== undefined) break;
-    }
-    throw new AppError('limit_reached', `recordedAt: ${SEQ_SLOTS} recordings already have this exact capture millisecond; use another recordedAt`);
   }
 
   private announceText(row: RecordingRow, type: 'recording.created' | 'recording.updated', transcriptChanged: boolean, now: number): void {
@@ -371,19 +267,5 @@ export class RecordingService {
         }
       });
     }
-  }
-}
-
-function replay(row: RecordingRow, hash: string, via: 'Idempotency-Key' | 'externalId'): RecordingRow {
-  if (row.deleted_at !== null) throw new AppError('gone', `the recording this ${via} created (${row.id}) was deleted`);
-  if (row.body_hash !== hash) {
-    throw new AppError('idempotency_conflict', `${via} was already used with a different body (recording ${row.id}); use a new key for a new recording`);
-  }
-  return row;
-}
-
-function checkRevision(row: RecordingRow, expected: number): void {
-  if (row.revision !== expected) {
-    throw new AppError('precondition_failed', `If-Match revision ${expected} is stale: recording ${row.id} is at revision ${row.revision}; read it again`);
   }
 }
