@@ -1,12 +1,12 @@
 // v1 /recordings/{id}/deliveries (session): manual send and the delivery status listing
 // (spec v1 note 4, "Text delivery states", CONTRACT §6-7). The rules live in ManualDeliveryService.
 import * as v from 'valibot';
-import { invalid } from '../../errors';
 import { DELIVERY_STATUSES } from '../../store/delivery-store';
 import { MAX_DELIVERY_KEY } from '../../services/manual-delivery';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { Id, IdParams } from '../schemas';
+import { idempotencyKey } from '../request-headers';
 
 const DeliverySchema = v.object({
   id: v.pipe(v.string(), v.description('dlv_…; the text payload id and the webhook-id header')),
@@ -69,8 +69,7 @@ export function registerDeliveriesV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     (c, { params, body, principal }) => {
-      const key = c.req.header('idempotency-key');
-      if (key === undefined) throw invalid('Idempotency-Key header is required: a unique value per send, reused only to retry it');
+      const key = idempotencyKey(c, MAX_DELIVERY_KEY, 'send');
       const { delivery, replayed } = manual.send(principal, params.id, body, key);
       if (replayed) c.header('Idempotent-Replayed', 'true');
       return c.json({ delivery });

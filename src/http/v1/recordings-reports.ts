@@ -2,14 +2,14 @@
 // (spec v1 note 1). A report that changes the recording bumps its revision and, once the recording
 // has been announced, emits recording.updated; a report that repeats what is stored changes nothing.
 import type { HttpDeps } from '../env';
-import { etag, parseIfMatch } from '../if-match';
+import { etag } from '../if-match';
 import type { ApiRouter } from '../router';
 import { IdParams } from '../schemas';
 import { AudioAssetBody, ProcessingBody } from './recordings-input';
 import { RecordingV1Response, writtenV1 } from './recordings-shape';
+import { ifMatch } from '../request-headers';
 
 const IF_MATCH = { name: 'If-Match', required: false, description: 'Optional: when sent, the report applies only at this revision (412 when stale)' };
-const IF_MATCH_MAX = 100;
 
 const common = {
   403: { description: 'wrong_application: another application imported this recording' },
@@ -34,7 +34,7 @@ export function registerRecordingReportsV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     (c, { params, body, principal }) => {
-      const expected = parseIfMatch(c.req.header('if-match'), { required: false, maxLength: IF_MATCH_MAX });
+      const expected = ifMatch(c, false);
       const row = recordings.reportProcessing(principal, params.id, body, expected);
       c.header('ETag', etag(row.revision));
       return c.json(writtenV1(principal, row));
@@ -55,7 +55,7 @@ export function registerRecordingReportsV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     (c, { params, body, principal }) => {
-      const expected = parseIfMatch(c.req.header('if-match'), { required: false, maxLength: IF_MATCH_MAX });
+      const expected = ifMatch(c, false);
       const row = recordings.reportAudio(principal, params.id, body, expected);
       c.header('ETag', etag(row.revision));
       return c.json(writtenV1(principal, row));

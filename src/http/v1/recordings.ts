@@ -1,29 +1,21 @@
 // v1 recording operations (spec "v1", CONTRACT §7): listRecordings, createRecording, latestClip,
 // getRecording, updateRecording (PUT), deleteRecording. Every success is 200. The rules live in
 // RecordingService, shared with v2, so a write here is a v2 write too (reads, feed, webhooks).
-import type { Context } from 'hono';
 import * as v from 'valibot';
 import { AppError, invalid } from '../../errors';
 import type { Principal } from '../../permissions';
 import type { CreateInput } from '../../services/recording-input';
 import type { RecordingRow } from '../../services/recording-model';
 import type { Services } from '../../services';
-import type { AppEnv, HttpDeps } from '../env';
-import { etag, parseIfMatch } from '../if-match';
+import type { HttpDeps } from '../env';
+import { etag } from '../if-match';
 import type { ApiRouter } from '../router';
 import { IdParams } from '../schemas';
 import { CreateV1Body, LatestClipQuery, ListV1Query, PutV1Body, V1_IDEMPOTENCY_MAX, type ListV1 } from './recordings-input';
 import { RecordingV1Response, RecordingV1Schema, recordingV1Json, writtenV1 } from './recordings-shape';
+import { idempotencyKey, ifMatch } from '../request-headers';
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag (revision) of your last read: "3", W/"3" or 3. Missing: 428; stale: 412.' };
-const IF_MATCH_MAX = 100;
-
-function idempotencyKey(c: Context<AppEnv>): string {
-  const key = c.req.header('idempotency-key');
-  if (key === undefined) throw invalid('Idempotency-Key header is required: a unique value per new recording, reused only to retry it');
-  if (key.length < 1 || key.length > V1_IDEMPOTENCY_MAX) throw invalid(`Idempotency-Key header must be 1-${V1_IDEMPOTENCY_MAX} characters`);
-  return key;
-}
 
 /** v1 filters → the shared listing input; an empty q or cursor means none (v1 allows 0 chars). */
 function listInput(q: Omit<ListV1, 'limit'>, limit: number) {
@@ -114,7 +106,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
     async (c, { body, principal }) => {
       const { kind, ...rest } = body;
       const input: CreateInput = { ...rest, type: kind };
-      const { row, replayed } = await recordings.createGrouped(principal, input, idempotencyKey(c), { resolveType: captureType(services, principal) });
+      const { row, replayed } = await recordings.createGrouped(principal, input, idempotencyKey(c, V1_IDEMPOTENCY_MAX, 'new recording'), { resolveType: captureType(services, principal) });
       c.header('ETag', etag(row.revision));
       c.header('Location', `/api/v1/recordings/${row.id}`);
       if (replayed) c.header('Idempotent-Replayed', 'true');
@@ -165,7 +157,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, body, principal }) => {
-      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const expected = ifMatch(c, true);
       checkFixed(recordings.get(principal, params.id), body);
       const { title, transcript, summary, pinned } = body;
       const row = await recordings.updateGrouped(principal, params.id, { title, transcript, summary, pinned }, expected);
@@ -187,7 +179,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, principal }) => {
-      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const expected = ifMatch(c, true);
       const row = await recordings.removeGrouped(principal, params.id, expected);
       return c.json({ recording: { id: row.id, revision: row.revision } });
     },

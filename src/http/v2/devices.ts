@@ -3,9 +3,10 @@ import * as v from 'valibot';
 import { INPUT_NAMES, RECORDING_TYPES, type InputName } from '../../services/device-inputs';
 import { DEVICE_MODELS } from '../../services/devices';
 import type { HttpDeps } from '../env';
-import { etag, parseIfMatch } from '../if-match';
+import { etag } from '../if-match';
 import type { ApiRouter } from '../router';
 import { IdParams } from '../schemas';
+import { ifMatch } from '../request-headers';
 
 export const DeviceSchema = v.object({ id: v.string(), name: v.string(), model: v.picklist(DEVICE_MODELS) });
 export const DevicesResponse = v.object({ devices: v.array(DeviceSchema) });
@@ -24,7 +25,6 @@ export const InputsSchema = v.pipe(
 
 const SettingsResponse = v.object({ settings: v.object({ inputs: InputsSchema }) });
 
-const IF_MATCH_MAX = 100;
 
 export function registerDevices(r: ApiRouter, deps: HttpDeps): void {
   const { devices, deviceSettings } = deps.services;
@@ -64,7 +64,7 @@ export function registerDevices(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     (c, { params, body, principal }) => {
-      const expected = parseIfMatch(c.req.header('if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const expected = ifMatch(c, true);
       const s = deviceSettings.patch(principal.accountId, params.id, expected, body.inputs);
       c.header('ETag', etag(s.revision));
       return c.json({ settings: { inputs: s.inputs } });

@@ -1,7 +1,6 @@
 // v2 /recordings: create, read, edit, delete and search (spec "Rules for the recording endpoints",
 // CONTRACT §5). The rules live in RecordingService; this file only maps HTTP to it. Writes use the
 // grouped variants: concurrent requests share one commit (src/db/writer.ts).
-import type { Context } from 'hono';
 import * as v from 'valibot';
 import { invalid } from '../../errors';
 import { can, type Principal } from '../../permissions';
@@ -9,11 +8,11 @@ import { RECORDING_TYPES } from '../../services/device-inputs';
 import { MAX_AUDIO_REFS } from '../../services/recording-input';
 import { MAX_RECORDED_AT, RECORDING_STATUSES, recordingJson, recordingRef, type RecordingRow } from '../../services/recording-model';
 import { MAX_IDEMPOTENCY_KEY } from '../../services/recordings';
-import type { AppEnv, HttpDeps } from '../env';
-import { etag, parseIfMatch } from '../if-match';
-import { requestHeader } from '../node-request';
+import type { HttpDeps } from '../env';
+import { etag } from '../if-match';
 import type { ApiRouter } from '../router';
 import { Id, IdParams, queryInt } from '../schemas';
+import { idempotencyKey, ifMatch } from '../request-headers';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
 
@@ -109,19 +108,11 @@ const ListResponse = v.object({
 });
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag of your last read ("3", W/"3" or 3). Missing: 428; stale: 412.' };
-const IF_MATCH_MAX = 100;
 
 /** The full recording for readers; only id and revision for write-only callers (spec rule 2). */
 const written = (principal: Principal, row: RecordingRow) => ({
   recording: can(principal, 'recordings:read') ? recordingJson(row) : recordingRef(row),
 });
-
-function idempotencyKey(c: Context<AppEnv>): string {
-  const key = requestHeader(c, 'idempotency-key');
-  if (key === undefined) throw invalid('Idempotency-Key header is required: a unique value per new recording, reused only to retry it');
-  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) throw invalid(`Idempotency-Key header must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
-  return key;
-}
 
 export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
   const { recordings } = deps.services;
@@ -146,7 +137,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { body, principal }) => {
-      const { row, replayed } = await recordings.createGrouped(principal, body, idempotencyKey(c));
+      const { row, replayed } = await recordings.createGrouped(principal, body, idempotencyKey(c, MAX_IDEMPOTENCY_KEY, 'new recording'));
       c.header('ETag', etag(row.revision));
       c.header('Location', `/api/v2/recordings/${row.id}`);
       if (replayed) c.header('Idempotent-Replayed', 'true');
@@ -182,7 +173,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, body, principal }) => {
-      const expected = parseIfMatch(requestHeader(c, 'if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const expected = ifMatch(c, true);
       const row = await recordings.updateGrouped(principal, params.id, body, expected);
       c.header('ETag', etag(row.revision));
       return c.json(written(principal, row));
@@ -197,7 +188,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       responses: { 204: { description: 'Deleted' }, 410: { description: 'Already deleted' }, 412: { description: 'Stale If-Match' }, 428: { description: 'If-Match missing' } },
     },
     async (c, { params, principal }) => {
-      const expected = parseIfMatch(requestHeader(c, 'if-match'), { required: true, maxLength: IF_MATCH_MAX });
+      const expected = ifMatch(c, true);
       await recordings.removeGrouped(principal, params.id, expected);
       return c.body(null, 204);
     },
