@@ -1,6 +1,6 @@
 -- reclib: the database's one definition. Applied on open (src/db/migrate.ts); the version below
 -- is PRAGMA user_version. A later change adds a numbered migration and bumps the version.
--- version: 1
+-- version: 2
 -- Times are Unix milliseconds. Secrets are never stored: credentials keep a SHA-256 hash only and
 -- webhook secrets are derived from the master secret file.
 
@@ -211,11 +211,10 @@ CREATE TABLE IF NOT EXISTS recording_keys (
 ) WITHOUT ROWID;
 
 -- Full-text index over title and transcript, external content keyed by seq. Only live recordings
--- with some text are indexed (the triggers below keep that set exact, inside the writing
--- transaction). secure-delete makes a delete or edit remove the old tokens from the index itself,
--- so deleted text is gone from the index, not just hidden. The prefix index serves 3-character
--- prefix queries in rowid order; longer words are expanded through recording_terms
--- (src/services/recording-search.ts).
+-- with some text are indexed, and the index is exact at every commit. secure-delete makes a delete
+-- or edit remove the old tokens from the index itself, so deleted text is gone from the index, not
+-- just hidden. The prefix index serves 3-character prefix queries in rowid order; longer words are
+-- expanded through recording_terms (src/services/recording-search.ts).
 CREATE VIRTUAL TABLE IF NOT EXISTS recordings_fts USING fts5(
   title, transcript,
   content = 'recordings', content_rowid = 'seq',
@@ -225,25 +224,43 @@ CREATE VIRTUAL TABLE IF NOT EXISTS recordings_fts USING fts5(
 );
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
 
-CREATE TRIGGER IF NOT EXISTS recordings_fts_insert AFTER INSERT ON recordings
+-- New text is indexed once per transaction, not once per row. FTS5 writes its pending terms out
+-- as a new index segment at every statement or savepoint boundary, so a trigger inserting into it
+-- row by row leaves one segment per recording, and merging those segments back together was most
+-- of the cost of a create at 1M recordings. Instead the triggers note the row here, and the writer
+-- (src/db/writer.ts, RecordingStore.flushIndex) indexes every noted row with one INSERT … SELECT
+-- just before COMMIT and empties the table: one segment per transaction, and between commits this
+-- table is always empty. Invariant inside a transaction: a row noted here has no entry in the
+-- index yet; any other live row with text is indexed with its current title and transcript.
+CREATE TABLE IF NOT EXISTS recordings_fts_pending (
+  seq INTEGER PRIMARY KEY
+);
+
+CREATE TRIGGER IF NOT EXISTS recordings_fts_note_insert AFTER INSERT ON recordings
   WHEN new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> '')
 BEGIN
-  INSERT INTO recordings_fts (rowid, title, transcript) VALUES (new.seq, new.title, new.transcript);
+  INSERT OR IGNORE INTO recordings_fts_pending (seq) VALUES (new.seq);
 END;
-CREATE TRIGGER IF NOT EXISTS recordings_fts_update AFTER UPDATE OF title, transcript, deleted_at ON recordings
+CREATE TRIGGER IF NOT EXISTS recordings_fts_note_update AFTER UPDATE OF title, transcript, deleted_at ON recordings
   WHEN old.title IS NOT new.title OR old.transcript IS NOT new.transcript OR old.deleted_at IS NOT new.deleted_at
+BEGIN
+  -- Indexed with the old text (not noted): take that out of the index now, while it is known.
+  INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript)
+    SELECT 'delete', old.seq, old.title, old.transcript
+    WHERE old.deleted_at IS NULL AND (old.title <> '' OR old.transcript <> '')
+      AND NOT EXISTS (SELECT 1 FROM recordings_fts_pending WHERE seq = old.seq);
+  INSERT OR IGNORE INTO recordings_fts_pending (seq)
+    SELECT new.seq WHERE new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> '');
+  DELETE FROM recordings_fts_pending
+    WHERE seq = new.seq AND NOT (new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> ''));
+END;
+CREATE TRIGGER IF NOT EXISTS recordings_fts_note_delete AFTER DELETE ON recordings
+  WHEN old.deleted_at IS NULL AND (old.title <> '' OR old.transcript <> '')
 BEGIN
   INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript)
     SELECT 'delete', old.seq, old.title, old.transcript
-    WHERE old.deleted_at IS NULL AND (old.title <> '' OR old.transcript <> '');
-  INSERT INTO recordings_fts (rowid, title, transcript)
-    SELECT new.seq, new.title, new.transcript
-    WHERE new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> '');
-END;
-CREATE TRIGGER IF NOT EXISTS recordings_fts_delete AFTER DELETE ON recordings
-  WHEN old.deleted_at IS NULL AND (old.title <> '' OR old.transcript <> '')
-BEGIN
-  INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript) VALUES ('delete', old.seq, old.title, old.transcript);
+    WHERE NOT EXISTS (SELECT 1 FROM recordings_fts_pending WHERE seq = old.seq);
+  DELETE FROM recordings_fts_pending WHERE seq = old.seq;
 END;
 
 -- The word forms of indexed text (lower-cased, and also with diacritics removed), a superset of the

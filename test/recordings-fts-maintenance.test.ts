@@ -1,8 +1,17 @@
-// The search index follows the table inside each write (schema triggers) and is kept compact in
-// small merge slices after commits, never by a blocking 'optimize' (issue 3, item 2).
+// The search index follows the table inside each write (schema triggers note the rows, the writer
+// indexes them once per transaction) and is kept compact in small merge slices after commits,
+// never by a blocking 'optimize' (issue 3, item 2).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Db } from '../src/db/open';
 import { harness } from './helpers/harness';
+
+/** FTS5 index segments: its data rows carry the segment id above bit 37 (0 is the structure). */
+const segments = (db: Db) => (db.prepare('SELECT count(DISTINCT id >> 37) AS n FROM recordings_fts_data WHERE id >> 37 > 0').get() as { n: number }).n;
+const pending = (db: Db) => (db.prepare('SELECT count(*) AS n FROM recordings_fts_pending').get() as { n: number }).n;
+const integrityCheck = (db: Db) => db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+const matches = (db: Db, query: string) =>
+  (db.prepare('SELECT rowid FROM recordings_fts WHERE recordings_fts MATCH ? ORDER BY rowid').all(query) as Array<{ rowid: number }>).map((r) => r.rowid);
 
 describe('FTS upkeep', () => {
   it('a bounded merge slice (64 pages) runs after every 64 index-changing writes, in a transaction of its own', () => {
@@ -50,5 +59,73 @@ describe('FTS upkeep', () => {
     const indexed = core.db.prepare("SELECT count(*) AS n FROM recordings_fts WHERE recordings_fts MATCH 'edited OR words OR title'").get() as { n: number };
     const live = core.db.prepare("SELECT count(*) AS n FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '')").get() as { n: number };
     assert.equal(indexed.n, live.n);
+  });
+
+  it('the text written in one transaction becomes one index segment, not one per recording', async () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    core.writer.write(() => {
+      for (let i = 0; i < 12; i++) recordings.create(principal, { type: 'clip', transcript: `batch one item ${i}` }, `a-${i}`);
+    });
+    assert.equal(segments(core.db), 1);
+    // Concurrent requests committed together by group commit, each in its own savepoint.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        core.writer.writeGrouped(() => recordings.create(principal, { type: 'clip', transcript: `batch two item ${i}` }, `b-${i}`)),
+      ),
+    );
+    assert.equal(segments(core.db), 2);
+    assert.equal(pending(core.db), 0, 'nothing is left noted after a commit');
+    assert.equal(matches(core.db, 'batch AND item').length, 24);
+    integrityCheck(core.db);
+  });
+
+  it('a create, edits and a delete of the same recordings inside one transaction leave the index exact', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const [a, b, c] = core.writer.write(() => {
+      const a = recordings.create(principal, { type: 'memo', transcript: 'first draft alpha' }, 'a').row;
+      recordings.update(principal, a.id, { transcript: 'second draft omega' }, 1);
+      const b = recordings.create(principal, { type: 'memo', transcript: 'doomed bravo' }, 'b').row;
+      recordings.remove(principal, b.id, 1);
+      const c = recordings.create(principal, { type: 'memo' }, 'c').row; // no text: not noted
+      recordings.update(principal, c.id, { title: 'charlie later' }, 1);
+      return [a, b, c];
+    });
+    assert.deepEqual(matches(core.db, 'alpha OR first OR bravo OR doomed'), []);
+    assert.deepEqual(matches(core.db, 'omega'), [a!.seq]);
+    assert.deepEqual(matches(core.db, 'charlie'), [c!.seq]);
+    assert.equal(b!.seq > 0, true);
+    assert.equal(pending(core.db), 0);
+    integrityCheck(core.db);
+    // Later transactions edit and delete what the first one indexed.
+    recordings.update(principal, a!.id, { transcript: 'third draft sigma', title: 'renamed' }, 2);
+    recordings.update(principal, c!.id, { title: '' }, 2);
+    assert.deepEqual(matches(core.db, 'omega OR charlie'), []);
+    assert.deepEqual(matches(core.db, 'sigma AND renamed'), [a!.seq]);
+    recordings.remove(principal, a!.id, 3);
+    assert.deepEqual(matches(core.db, 'sigma OR renamed OR draft'), []);
+    integrityCheck(core.db);
+  });
+
+  it('a grouped write that fails takes its noted text back with it; the others are indexed', async () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const results = await Promise.allSettled([
+      core.writer.writeGrouped(() => recordings.create(principal, { type: 'clip', transcript: 'kept one' }, 'k1')),
+      core.writer.writeGrouped(() => {
+        recordings.create(principal, { type: 'clip', transcript: 'rolled back' }, 'k2');
+        throw new Error('fails after its insert');
+      }),
+      core.writer.writeGrouped(() => recordings.create(principal, { type: 'clip', transcript: 'kept two' }, 'k3')),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(matches(core.db, 'kept').length, 2);
+    assert.deepEqual(matches(core.db, 'rolled'), []);
+    assert.equal(pending(core.db), 0);
+    integrityCheck(core.db);
   });
 });

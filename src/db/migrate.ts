@@ -1,16 +1,22 @@
 // schema.sql is the database's one definition. A new database gets it whole; an older one gets
-// the numbered steps after its user_version. All DDL uses IF NOT EXISTS, so applying the file to
-// an up-to-date database is a no-op.
+// the numbered steps after its user_version (each drops or reshapes what changed), then the file
+// again: all DDL uses IF NOT EXISTS, so that adds exactly what the steps dropped or what is new.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './open';
 
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Migrations from version N-1 to N for databases created by an older schema.sql. */
-const steps: Record<number, string> = {};
+const steps: Record<number, string> = {
+  // 2: the FTS index is written once per transaction from recordings_fts_pending (see schema.sql).
+  // No row is pending between transactions, so the old per-row triggers can simply be replaced.
+  2: `DROP TRIGGER IF EXISTS recordings_fts_insert;
+      DROP TRIGGER IF EXISTS recordings_fts_update;
+      DROP TRIGGER IF EXISTS recordings_fts_delete;`,
+};
 
 let cached: string | undefined;
 
@@ -37,8 +43,8 @@ export function migrate(db: Db): void {
     // both run the steps.
     const locked = db.pragma('user_version', { simple: true }) as number;
     if (locked === SCHEMA_VERSION) return;
-    if (locked === 0) db.exec(schemaText());
-    else for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
+    for (let v = locked + 1; locked > 0 && v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
+    db.exec(schemaText());
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   apply.immediate();

@@ -9,6 +9,10 @@
 // committed in ONE transaction on the next macrotask, each in its own SAVEPOINT: a request that
 // fails rolls back only its own writes and rejects only its own promise, exactly as if it had run
 // alone. Synchronous callers (CLI, scheduler, seeding) keep write().
+//
+// beforeCommit hooks run last inside every transaction (after fn, or after every member of a
+// group, outside their savepoints): work that is cheaper once per transaction than once per row,
+// such as writing the rows noted in recordings_fts_pending to the FTS index in one statement.
 import type { Db } from './open';
 
 /** At most this many requests share one transaction (bounds the time the event loop is held). */
@@ -24,6 +28,7 @@ type Outcome = { ok: true; value: unknown; hooks: Array<() => void> } | { ok: fa
 
 export class Writer {
   private afterCommit: Array<() => void> = [];
+  private readonly preCommit: Array<() => void> = [];
   private depth = 0;
   private queue: Queued[] = [];
   private scheduled = false;
@@ -38,7 +43,13 @@ export class Writer {
     this.depth++;
     let result: T;
     try {
-      result = this.db.transaction(fn).immediate();
+      result = this.db
+        .transaction(() => {
+          const value = fn();
+          this.runPreCommit();
+          return value;
+        })
+        .immediate();
     } finally {
       this.depth--;
       this.afterCommit = [];
@@ -60,6 +71,18 @@ export class Writer {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Registers work that runs inside every transaction just before COMMIT (at startup, once per
+   * hook). An error from it rolls the whole transaction back (the whole group, for grouped writes).
+   */
+  beforeCommit(hook: () => void): void {
+    this.preCommit.push(hook);
+  }
+
+  private runPreCommit(): void {
+    for (const hook of this.preCommit) hook();
   }
 
   /** Schedules work (e.g. waking the delivery scheduler) for after the current commit. */
@@ -100,6 +123,7 @@ export class Writer {
             if (!this.db.inTransaction) throw error;
           }
         }
+        this.runPreCommit();
       }).immediate();
     } catch (error) {
       failure = { error };

@@ -73,6 +73,8 @@ export class RecordingService {
   ) {
     this.store = new RecordingStore(core.db);
     this.searchStore = new RecordingSearchStore(core.db);
+    // New and edited text reaches the FTS index once per transaction (see schema.sql).
+    core.writer.beforeCommit(() => this.store.flushIndex());
     this.terms = new SearchTerms(core);
     this.reports = new RecordingReports(core, {
       get: (principal, id) => this.get(principal, id),

@@ -1,6 +1,6 @@
 // SQL for single recordings: lookup, insert, save, idempotency keys, sort-key slots and FTS upkeep.
 // Listings and search live in recording-search-store.ts. The FTS index follows the table through
-// the triggers of schema.sql, inside the same transaction.
+// the triggers of schema.sql and flushIndex() before each commit, inside the same transaction.
 import type { Db } from '../db/open';
 import type { RecordingRow } from '../services/recording-model';
 
@@ -38,6 +38,13 @@ export class RecordingStore {
       // A bounded slice of FTS5 segment merging (never 'optimize', which rewrites the whole index
       // in one transaction).
       merge: db.prepare<[number]>("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('merge', ?)"),
+      anyPending: db.prepare('SELECT 1 FROM recordings_fts_pending LIMIT 1').pluck(),
+      indexPending: db.prepare(
+        `INSERT INTO recordings_fts (rowid, title, transcript)
+           SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p JOIN recordings r ON r.seq = p.seq
+           WHERE r.deleted_at IS NULL AND (r.title <> '' OR r.transcript <> '')`,
+      ),
+      clearPending: db.prepare('DELETE FROM recordings_fts_pending'),
     };
   }
 
@@ -65,6 +72,15 @@ export class RecordingStore {
   }
   insertKey(integrationId: string, key: string, seq: number, now: number): void {
     this.s.keyInsert.run(integrationId, key, seq, now);
+  }
+  /**
+   * Indexes the rows the triggers noted in this transaction, in one statement (so FTS5 writes one
+   * segment for all of them), and empties the note table. Runs before every commit (Writer.beforeCommit).
+   */
+  flushIndex(): void {
+    if (this.s.anyPending.get() === undefined) return;
+    this.s.indexPending.run();
+    this.s.clearPending.run();
   }
   mergeSlice(pages: number): void {
     this.s.merge.run(pages);

@@ -45,6 +45,30 @@ describe('schema and pragmas', () => {
     again.close();
   });
 
+  it('a version 1 database is migrated: its per-row FTS triggers give way to indexing once per transaction, text kept', () => {
+    const file = tmpDb();
+    openDatabase(file).close();
+    // Rebuild what version 1 had: no note table, FTS written by a per-row trigger.
+    const raw = new Database(file);
+    raw.exec(`DROP TRIGGER recordings_fts_note_insert; DROP TRIGGER recordings_fts_note_update; DROP TRIGGER recordings_fts_note_delete;
+      DROP TABLE recordings_fts_pending;
+      CREATE TRIGGER recordings_fts_insert AFTER INSERT ON recordings
+        WHEN new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> '')
+      BEGIN INSERT INTO recordings_fts (rowid, title, transcript) VALUES (new.seq, new.title, new.transcript); END;`);
+    raw.pragma('user_version = 1');
+    raw.close();
+    const services = openRuntime(testConfig({ db: file }));
+    const { db } = services.core;
+    assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'recordings' ORDER BY name").pluck().all();
+    assert.deepEqual(triggers, ['recordings_fts_note_delete', 'recordings_fts_note_insert', 'recordings_fts_note_update']);
+    const account = services.auth.createAccount('migrated');
+    const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:read'] }).secret);
+    services.recordings.create(principal, { type: 'clip', transcript: 'after the upgrade' }, 'k1');
+    assert.equal(services.recordings.list(principal, { q: 'upgrade', limit: 10 }).rows.length, 1);
+    db.close();
+  });
+
   it('a database from a newer reclib is refused with a clear message', () => {
     const file = tmpDb();
     openDatabase(file).close();
