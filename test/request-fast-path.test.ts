@@ -129,6 +129,56 @@ describe('headers read from the Node request mean what Headers.get() means', () 
   });
 });
 
+describe('the hot read routes answer with plain headers (jsonAnswer) and still carry every header', () => {
+  const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+  const paths = (id: string) => [`/api/v2/recordings/${id}`, '/api/v2/recordings?q=hello', '/api/v2/recordings?limit=1', '/api/v2/events'];
+
+  it('in process: X-Request-Id (generated, or the valid incoming one), JSON content type, ETag on the single recording', async () => {
+    const h = harness();
+    const token = h.key();
+    const created = await h.req('POST', '/api/v2/recordings', { token, body: { type: 'clip', transcript: 'hello there' }, headers: { 'idempotency-key': 'k1' } });
+    const id = created.json.recording.id as string;
+    for (const p of paths(id)) {
+      const res = await h.req('GET', p, { token });
+      assert.equal(res.status, 200, p);
+      assert.ok(REQUEST_ID.test(res.headers.get('x-request-id') ?? ''), p);
+      assert.equal(res.headers.get('content-type'), 'application/json', p);
+      const echoed = await h.req('GET', p, { token, headers: { 'x-request-id': 'trace-7' } });
+      assert.equal(echoed.headers.get('x-request-id'), 'trace-7', p);
+    }
+    assert.equal((await h.req('GET', `/api/v2/recordings/${id}`, { token })).headers.get('etag'), '"1"');
+    // Errors on these routes still go through onError with the header.
+    const missing = await h.req('GET', '/api/v2/recordings/rec_missing', { token, headers: { 'x-request-id': 'trace-8' } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get('x-request-id'), 'trace-8');
+  });
+
+  it('on the node server: the same headers, and a Content-Length that matches the body', async () => {
+    const h = harness();
+    const token = h.key();
+    const created = await h.req('POST', '/api/v2/recordings', { token, body: { type: 'clip', transcript: 'hello wörld' }, headers: { 'idempotency-key': 'k1' } });
+    const server = createNodeServer(h.app.fetch, '127.0.0.1');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const p of paths(created.json.recording.id as string)) {
+        const res = await fetch(base + p, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-9' } });
+        const bytes = Buffer.from(await res.arrayBuffer());
+        assert.equal(res.status, 200, p);
+        assert.equal(res.headers.get('x-request-id'), 'trace-9', p);
+        assert.equal(res.headers.get('content-type'), 'application/json', p);
+        assert.equal(Number(res.headers.get('content-length')), bytes.length, p);
+        assert.ok(JSON.parse(bytes.toString('utf8')), p);
+      }
+      const one = await fetch(`${base}/api/v2/recordings/${created.json.recording.id as string}`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(one.headers.get('etag'), '"1"');
+      assert.ok(REQUEST_ID.test(one.headers.get('x-request-id') ?? ''));
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('request bodies read from the Node request keep the body rules', () => {
   /** One raw HTTP exchange; `body` is sent as given (Content-Length or chunked framing). */
   function exchange(port: number, head: string[], body: string | Buffer): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any

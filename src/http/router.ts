@@ -34,6 +34,11 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   bodyOptional?: boolean;
   headers?: OperationDoc['headers'];
   responses: OperationDoc['responses'];
+  /**
+   * The handler answers with jsonAnswer() (which carries X-Request-Id itself), so the router need
+   * not put the header on the context first. For the hot read routes; see jsonAnswer().
+   */
+  directAnswer?: true;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -100,14 +105,34 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * single handler is answered synchronously.
  */
 export function setRequestId(c: Context<AppEnv>): string {
+  const id = requestId(c);
+  c.header('X-Request-Id', id);
+  return id;
+}
+
+/** The request's id (assigned on first use, as setRequestId does), without touching the response headers. */
+export function requestId(c: Context<AppEnv>): string {
   let id = c.get('requestId');
   if (id === undefined) {
     const incoming = requestHeader(c, 'x-request-id');
     id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : newId('req');
     c.set('requestId', id);
   }
-  c.header('X-Request-Id', id);
   return id;
+}
+
+/**
+ * A JSON answer whose headers are a plain object, X-Request-Id included. Hono's c.header(), and
+ * c.json() given more than one header, build a WHATWG Headers object, which the node adapter then
+ * converts back (~2 µs of a ~65 µs get-by-id); a Response with plain headers is written by
+ * @hono/node-server straight from its cache. Only for routes declared with `directAnswer`: headers
+ * set with c.header() do not reach this Response.
+ */
+export function jsonAnswer(c: Context<AppEnv>, body: unknown, headers?: Record<string, string>, status = 200): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId(c), ...headers },
+  });
 }
 
 /** A handler outside ApiRouter (health, OpenAPI, docs, not found) that answers with X-Request-Id too. */
@@ -204,15 +229,16 @@ export class ApiRouter {
     // One with a body starts after the current parse step, as an async handler always did: a
     // framing error in the body (bad chunk, bad length) is then answered by Node's parser (400)
     // before any 401/403 of ours.
+    const assignId = spec.directAnswer ? requestId : setRequestId;
     const route: Handler<AppEnv> = spec.body
       ? (c) => {
-          setRequestId(c);
+          assignId(c);
           return Promise.resolve(c)
             .then(admitAndRun)
             .catch((e: unknown) => Promise.reject(asError(e)));
         }
       : (c) => {
-          setRequestId(c);
+          assignId(c);
           try {
             const result = admitAndRun(c);
             return result instanceof Promise ? result.catch((e: unknown) => Promise.reject(asError(e))) : result;

@@ -1,7 +1,7 @@
 // v2 GET /events: the account's recording events after an opaque cursor (CONTRACT §5).
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
-import type { ApiRouter } from '../router';
+import { jsonAnswer, type ApiRouter } from '../router';
 import { queryInt } from '../schemas';
 
 export const EventSchema = v.object({
@@ -34,7 +34,8 @@ export function registerEvents(r: ApiRouter, deps: HttpDeps): void {
         'an empty page means caught up. A cursor not returned by this feed gives 400',
       query: Query,
       responses: { 200: { description: 'A page of events', schema: v.object({ events: v.array(EventSchema), nextCursor: v.string() }) } },
+      directAnswer: true,
     },
-    (c, { query, principal }) => c.json(events.feed(principal.accountId, query.cursor, query.limit)),
+    (c, { query, principal }) => jsonAnswer(c, events.feed(principal.accountId, query.cursor, query.limit)),
   );
 }

@@ -10,7 +10,7 @@ import { MAX_RECORDED_AT, RECORDING_STATUSES, recordingJson, recordingRef, type 
 import { MAX_IDEMPOTENCY_KEY } from '../../services/recordings';
 import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
-import type { ApiRouter } from '../router';
+import { jsonAnswer, type ApiRouter } from '../router';
 import { Id, IdParams, queryInt } from '../schemas';
 import { idempotencyKey, ifMatch } from '../request-headers';
 
@@ -150,11 +150,11 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       summary: 'Read a recording; the ETag header is its revision',
       params: IdParams,
       responses: { 200: { description: 'The recording', schema: v.object({ recording: RecordingSchema }) }, 404: { description: 'Not found' }, 410: { description: 'Deleted' } },
+      directAnswer: true,
     },
     (c, { params, principal }) => {
       const row = recordings.get(principal, params.id);
-      c.header('ETag', etag(row.revision));
-      return c.json({ recording: recordingJson(row) });
+      return jsonAnswer(c, { recording: recordingJson(row) }, { etag: etag(row.revision) });
     },
   );
   r.add(
@@ -199,11 +199,12 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       summary: 'Search and page the library, newest first by capture time (ties: newest created first)',
       query: ListQuery,
       responses: { 200: { description: 'One page', schema: ListResponse } },
+      directAnswer: true,
     },
     (c, { query, principal }) => {
       if (query.from !== undefined && query.to !== undefined && query.from > query.to) throw invalid('query.from: must not be after query.to');
       const { rows, nextCursor } = recordings.list(principal, query);
-      return c.json({ recordings: rows.map(recordingJson), nextCursor });
+      return jsonAnswer(c, { recordings: rows.map(recordingJson), nextCursor });
     },
   );
 }
