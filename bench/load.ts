@@ -1,10 +1,12 @@
 // The load generator: one autocannon run in its own process (run.ts starts it pinned to the
 // other core with taskset), printing one JSON result line. Latencies are taken from autocannon's
 // per-response event as float milliseconds: its own histogram rounds to whole milliseconds,
-// which hides everything interesting about sub-millisecond reads.
+// which hides everything interesting about sub-millisecond reads. With `rate` set the run is open
+// loop at that offered rate instead (open-loop.ts; autocannon's overallRate sends in bursts).
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import autocannon, { type RequestData } from 'autocannon';
+import { openLoop, type PacedRequest } from './open-loop';
 
 export interface LoadSpec {
   /** Origin, e.g. http://127.0.0.1:41234 */
@@ -12,6 +14,12 @@ export interface LoadSpec {
   token?: string;
   durationSec: number;
   connections: number;
+  /**
+   * Offered requests per second, all connections together: open loop (requests are issued on a
+   * fixed schedule whether or not earlier ones were answered). Unset: closed loop, as fast as the
+   * server answers.
+   */
+  rate?: number;
   /** `fixed`: GET `path`; `byId`: GET `path` with `{id}` replaced by a random id; `create`: POST bodies. */
   mode: 'fixed' | 'byId' | 'create';
   path: string;
@@ -48,6 +56,10 @@ export interface LoadResult {
   otherCpuOnLoaderCore: number;
   /** Time the server's core sat idle waiting for disk reads or writes (%). */
   ioWaitOnServerCore: number;
+  /** Open-loop runs only: the offered rate, and how late (ms) the generator issued requests against its schedule. */
+  offeredRps?: number;
+  lateP99?: number;
+  lateMax?: number;
 }
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -129,13 +141,20 @@ function requestsFor(spec: LoadSpec): RequestData & { setupRequest?: (r: Request
   };
 }
 
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const samples = new Float64Array(MAX_SAMPLES);
-  let count = 0;
-  const request = requestsFor(spec);
-  const cpu0 = process.cpuUsage();
-  const probe = cpuProbe(spec);
-  const t0 = performance.now();
+type Request = ReturnType<typeof requestsFor>;
+
+/** What a driver reports besides the latencies it records. */
+interface Driven {
+  status: Record<'1xx' | '2xx' | '3xx' | '4xx' | '5xx', number>;
+  errors: number;
+  timeouts: number;
+  /** The seconds to divide the request count by (undefined: wall time). */
+  seconds?: number;
+  open?: Pick<LoadResult, 'offeredRps' | 'lateP99' | 'lateMax'>;
+}
+
+/** Closed loop: each connection sends its next request when the previous one is answered. */
+async function closedLoop(spec: LoadSpec, request: Request, record: (ms: number) => void): Promise<Driven> {
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -143,29 +162,58 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     timeout: 10,
     requests: [request],
   });
-  instance.on('response', (_client, _status, _bytes, responseTime) => {
-    if (count < MAX_SAMPLES) samples[count++] = responseTime;
-  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => record(responseTime));
   const r = await instance;
+  return {
+    status: { '1xx': r['1xx'], '2xx': r['2xx'], '3xx': r['3xx'], '4xx': r['4xx'], '5xx': r['5xx'] },
+    errors: r.errors,
+    timeouts: r.timeouts,
+    // autocannon's own duration (seconds) excludes process and connection start-up.
+    seconds: r.duration > 0 ? r.duration : undefined,
+  };
+}
+
+async function pacedLoop(spec: LoadSpec, request: Request, rate: number, record: (ms: number) => void): Promise<Driven> {
+  const next = (): PacedRequest => {
+    const r = request.setupRequest ? request.setupRequest(request) : request;
+    return { method: r.method ?? 'GET', path: r.path ?? '/', headers: r.headers ?? {}, body: r.body };
+  };
+  const o = await openLoop({ url: spec.url, connections: spec.connections, durationSec: spec.durationSec, rate, timeoutSec: 10, next, onResponse: record });
+  // Requests are issued over exactly durationSec; the last answers may arrive just after.
+  return { ...o, seconds: spec.durationSec, open: { offeredRps: rate, lateP99: o.lateP99, lateMax: o.lateMax } };
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const samples = new Float64Array(MAX_SAMPLES);
+  let count = 0;
+  const record = (ms: number) => {
+    if (count < MAX_SAMPLES) samples[count++] = ms;
+  };
+  const request = requestsFor(spec);
+  const cpu0 = process.cpuUsage();
+  const probe = cpuProbe(spec);
+  const t0 = performance.now();
+  const d = spec.rate !== undefined ? await pacedLoop(spec, request, spec.rate, record) : await closedLoop(spec, request, record);
   const wallMs = performance.now() - t0;
   const serverSide = probe();
   const cpu = process.cpuUsage(cpu0);
   const sorted = samples.subarray(0, count).sort();
-  const total = r['1xx'] + r['2xx'] + r['3xx'] + r['4xx'] + r['5xx'];
+  const s = d.status;
+  const total = s['1xx'] + s['2xx'] + s['3xx'] + s['4xx'] + s['5xx'];
   return {
     requests: total,
     durationMs: Math.round(wallMs),
-    // autocannon's own duration (seconds) excludes process and connection start-up.
-    rps: Math.round(total / (r.duration > 0 ? r.duration : wallMs / 1000)),
+    rps: Math.round(total / (d.seconds ?? wallMs / 1000)),
     p50: quantile(sorted, 0.5),
     p90: quantile(sorted, 0.9),
     p99: quantile(sorted, 0.99),
     max: quantile(sorted, 1),
-    status: { '2xx': r['2xx'], '3xx': r['3xx'], '4xx': r['4xx'], '5xx': r['5xx'] },
-    errors: r.errors,
-    timeouts: r.timeouts,
+    status: { '2xx': s['2xx'], '3xx': s['3xx'], '4xx': s['4xx'], '5xx': s['5xx'] },
+    errors: d.errors,
+    timeouts: d.timeouts,
     loaderCpu: Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 100),
     ...serverSide,
+    ...d.open,
   };
 }
 

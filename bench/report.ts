@@ -7,7 +7,8 @@ import { TARGET_SIZE, type BaselineRatio, type ScenarioSummary, type TargetCheck
 export interface Results {
   date: string;
   corpus: { size: number; generatorVersion: number; schemaHash: string; dbMb: number; seedSeconds: number; seedRatePerSec: number; seededAt: string; reused: boolean };
-  settings: { rounds: number; durationSec: number; connections: number; singleSec: number; serverCore: string; loaderCore: string };
+  /** ratedShare: the share of each scenario's saturated req/s offered open loop (absent in runs before that phase). */
+  settings: { rounds: number; durationSec: number; connections: number; singleSec: number; ratedShare?: number; serverCore: string; loaderCore: string };
   machine: ReturnType<typeof import('./stats').machine> & { loadAverageEnd: number[] };
   server: { peakRssMb: number; rssMb: number };
   scenarios: ScenarioSummary[];
@@ -16,13 +17,17 @@ export interface Results {
   notes: string[];
   raw: Record<string, LoadResult[]>;
   single: Record<string, LoadResult[]>;
+  /** Open-loop runs at ratedShare of the saturated req/s (absent in runs before that phase). */
+  rated?: Record<string, LoadResult[]>;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 const ratioText = (b: BaselineRatio) =>
   `${b.throughput.toFixed(2)} × the throughput of a raw node:http + better-sqlite3 server running the same query ` +
   `(${b.perCpu.toFixed(2)} × per CPU-second; medians of per-round ratios, each pair run back to back)`;
-const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
+// Results saved before a column existed lack the field: shown as '–' too.
+const ms = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n.toFixed(2) : '–');
+const pct = (r: Results) => `${Math.round((r.settings.ratedShare ?? 0.5) * 100)}%`;
 
 function scenarioRows(r: Results): string[][] {
   return r.scenarios.map((s) => [
@@ -31,12 +36,14 @@ function scenarioRows(r: Results): string[][] {
     Number.isFinite(s.rpsPerCore) ? fmt(s.rpsPerCore) : '–',
     ms(s.p50),
     ms(s.p99),
+    ms(s.p50Rated),
+    ms(s.p99Rated),
     ms(s.p50At1),
     ms(s.p99At1),
   ]);
 }
 
-const HEAD = ['scenario', 'req/s', 'req/s per core', 'p50 ms', 'p99 ms', 'p50 ms, 1 conn', 'p99 ms, 1 conn'];
+const HEAD = ['scenario', 'req/s', 'req/s per core', 'p50 ms', 'p99 ms', 'p50 ms, 50% load', 'p99 ms, 50% load', 'p50 ms, 1 conn', 'p99 ms, 1 conn'];
 
 /** How each figure was obtained: spread, errors and what else used the machine. */
 function diagnosticRows(r: Results): string[][] {
@@ -68,7 +75,10 @@ const targetNote = (r: Results) =>
 
 export function printResults(r: Results): void {
   const c = r.corpus;
-  console.log(`\nreclib benchmark, ${fmt(c.size)} recordings (${c.dbMb} MB db), ${r.settings.rounds} rounds × ${r.settings.durationSec} s, ${r.settings.connections} connections`);
+  console.log(
+    `\nreclib benchmark, ${fmt(c.size)} recordings (${c.dbMb} MB db), ${r.settings.rounds} rounds × ${r.settings.durationSec} s, ${r.settings.connections} connections; ` +
+      `${pct(r)} load: open loop at ${pct(r)} of each scenario's saturated req/s`,
+  );
   console.log(`${r.machine.cpu}, ${r.machine.cores} cores, Node ${r.machine.node}, SQLite ${r.machine.sqlite}; server on core ${r.settings.serverCore}, load on core ${r.settings.loaderCore}`);
   console.log(`seeding: ${c.seedSeconds} s (${fmt(c.seedRatePerSec)}/s)${c.reused ? `, cached from ${c.seededAt}` : ''}\n`);
   console.log(textTable(HEAD, scenarioRows(r)));
@@ -81,27 +91,43 @@ export function printResults(r: Results): void {
   for (const n of r.notes) console.log(`note: ${n}`);
 }
 
+/** Little's law on this run's common-word search: the wait at saturation that the connection count alone implies. */
+function littleExample(r: Results): string {
+  const s = r.scenarios.find((x) => x.name === 'search-common');
+  if (!s || !(s.rps > 0)) return '';
+  return `; ${r.settings.connections} ÷ ${fmt(s.rps)} req/s ≈ ${((r.settings.connections / s.rps) * 1000).toFixed(1)} ms for the common-word search`;
+}
+
+const openLoopText = (r: Results) =>
+  `The ${pct(r)} load columns are open loop: requests issued on a fixed schedule at ${pct(r)} of that scenario's saturated req/s over up to ${r.settings.connections} connections, ` +
+  "whether or not earlier ones were answered (as wrk2 does; autocannon's overallRate sends each second's quota in one burst, so bench/open-loop.ts issues them): " +
+  'the latency a request sees when the server is busy but not overloaded. ';
+
 export function markdown(r: Results): string {
   const c = r.corpus;
   return [
     `## Benchmark (${fmt(c.size)} recordings)`,
     '',
     `Measured ${r.date.slice(0, 10)} with \`npm run bench${c.size === 100_000 ? '' : ` -- --size ${c.size}`}\`: ${r.machine.cpu}, ${r.machine.cores} cores, ` +
-      `Node ${r.machine.node}, SQLite ${r.machine.sqlite}. Server pinned to core ${r.settings.serverCore}, autocannon to core ${r.settings.loaderCore}; ` +
+      `Node ${r.machine.node}, SQLite ${r.machine.sqlite}. Server pinned to core ${r.settings.serverCore}, the load generator to core ${r.settings.loaderCore}; ` +
       `${r.settings.rounds} interleaved rounds of ${r.settings.durationSec} s with ${r.settings.connections} connections (req/s and p50/p99 are medians over rounds), ` +
+      (r.rated ? `then one ${r.settings.durationSec} s open-loop run per read scenario at ${pct(r)} of its measured req/s, ` : '') +
       `then one ${r.settings.singleSec} s run per scenario with a single connection (latency without queueing). ` +
       `Database ${c.dbMb} MB; seeded through the service layer in ${c.seedSeconds} s (${fmt(c.seedRatePerSec)} recordings/s).`,
     '',
     mdTable(HEAD, scenarioRows(r)),
     '',
-    'req/s and p50/p99 are medians over the rounds with all connections (the p99 includes queueing behind the other connections); ' +
-      'req/s per core is req/s divided by the share of its core the server used (what one fully used core serves); ' +
-      'the 1-connection columns are the latency of a request alone.',
+    'req/s and p50/p99 are medians over the rounds with all connections at saturation (autocannon); ' +
+      'req/s per core is req/s divided by the share of its core the server used (what one fully used core serves). ' +
+      `At saturation each connection sends its next request as soon as the previous one is answered, so p50/p99 are mostly queueing behind the other ${r.settings.connections - 1} connections ` +
+      `(Little's law: W ≈ connections ÷ throughput${littleExample(r)}, whatever the request costs). ` +
+      (r.rated ? openLoopText(r) : '') +
+      'The 1-connection columns are the latency of a request alone.',
     '',
     `<details><summary>How the figures were obtained (spread, CPU, disk, noise)</summary>\n\n${mdTable(DIAG_HEAD, diagnosticRows(r))}\n\n` +
       'Server CPU is the share of its core the answering process used during the runs (near 100%: it was the limit); ' +
       'iowait is the time the server core sat waiting for the disk; ' +
-      "others is what other processes took on the server's / the generator's core (noise on a shared machine); loader CPU is autocannon's own use." +
+      "others is what other processes took on the server's / the generator's core (noise on a shared machine); loader CPU is the generator's own use." +
       '\n\n</details>',
     '',
     `Server memory: peak RSS ${r.server.peakRssMb} MB.` +

@@ -1,7 +1,8 @@
 // `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed]`
 // Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
 // drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds,
-// and writes the medians to bench/results.{json,md}. Not a test: CI does not run it.
+// then the read scenarios open loop at half their measured capacity and each scenario with one
+// connection, and writes the medians to bench/results.{json,md}. Not a test: CI does not run it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +42,10 @@ const durationSec = int('duration', opt.duration, 1, 60);
 const connections = int('connections', opt.connections, 1, 256);
 const singleSec = Math.max(1, Math.round(durationSec * 0.6));
 const log = (line: string) => console.log(line);
+/** Share of a scenario's saturated req/s offered in the open-loop phase. */
+const RATED_SHARE = 0.5;
+/** Scenarios measured open loop: the search target is judged there; list and events are cheap to add. */
+const isRated = (s: Scenario) => s.name.startsWith('search') || s.name === 'list' || s.name === 'events';
 const PERMISSIONS = 'recordings:create,recordings:read,recordings:write,recordings:delete,settings:read,settings:write,events:read';
 
 async function getJson(url: string, token?: string): Promise<{ status: number; body: unknown }> {
@@ -97,16 +102,18 @@ async function main() {
   const notes: string[] = [];
   const raw: Record<string, LoadResult[]> = {};
   const single: Record<string, LoadResult[]> = {};
+  const rated: Record<string, LoadResult[]> = {};
   let memory = { peakRssMb: NaN, rssMb: NaN };
   try {
     const ids = JSON.parse(fs.readFileSync(corpus.idsFile, 'utf8')) as string[];
     await sanity(server, baseline, token, ids[0]!, corpus.meta.rareCount, notes);
-    const runOne = async (s: Scenario, seconds: number, tag: string, conns = connections) => {
+    const runOne = async (s: Scenario, seconds: number, tag: string, conns = connections, rate?: number) => {
       const r = await load({
         url: s.target === 'server' ? server.url : baseline.url,
         token: s.target === 'server' ? token : undefined,
         durationSec: seconds,
         connections: conns,
+        rate,
         mode: s.spec.mode,
         path: s.spec.path,
         dataFile: s.spec.data === 'ids' ? corpus.idsFile : s.spec.data === 'bodies' ? bodiesFile : undefined,
@@ -148,6 +155,19 @@ async function main() {
         log(`round ${round + 1}/${rounds} ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  loader ${r.loaderCpu}%  server ${r.serverCpu}%  iowait ${r.ioWaitOnServerCore}%  others: core ${SERVER_CORE} ${r.otherCpuOnServerCore}%, core ${LOADER_CORE} ${r.otherCpuOnLoaderCore}%`);
       }
     }
+    // Open loop at half of the capacity just measured: the latency of a busy, not overloaded server.
+    for (const s of scenarios.filter(isRated)) {
+      const saturated = median((raw[s.name] ?? []).map((r) => r.rps));
+      if (!Number.isFinite(saturated)) continue;
+      const rate = Math.max(1, Math.round(RATED_SHARE * saturated));
+      const r = await runOne(s, durationSec, `rated-${s.name}`, connections, rate);
+      (rated[s.name] ??= []).push(r);
+      log(`at ${RATED_SHARE * 100}% load ${s.label.padEnd(36)} offered ${rate} req/s, got ${r.rps} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  late p99 ${(r.lateP99 ?? NaN).toFixed(2)} ms  server ${r.serverCpu}%`);
+      if (Math.abs(r.rps - rate) > 0.1 * rate)
+        notes.push(`${s.label}: at ${RATED_SHARE * 100}% load ${r.rps} req/s were answered of ${rate} offered (more than 10% off: the generator could not keep up or requests failed)`);
+      if ((r.lateP99 ?? 0) > 5)
+        notes.push(`${s.label}: at ${RATED_SHARE * 100}% load the generator issued requests up to ${r.lateP99!.toFixed(1)} ms late (p99; max ${r.lateMax!.toFixed(1)} ms): the offered rate was bursty`);
+    }
     for (const s of scenarios) {
       const r = await runOne(s, singleSec, `single-${s.name}`, 1);
       await settle(s);
@@ -160,7 +180,7 @@ async function main() {
     await stop(server);
   }
 
-  const summaries = scenarios.map((s) => summarise(s.name, s.label, raw[s.name] ?? [], single[s.name] ?? []));
+  const summaries = scenarios.map((s) => summarise(s.name, s.label, raw[s.name] ?? [], single[s.name] ?? [], rated[s.name] ?? []));
   const byName = new Map(summaries.map((s) => [s.name, s]));
   for (const s of summaries) {
     if (s.failures > 0) notes.push(`${s.label}: ${s.failures} non-2xx responses or connection errors`);
@@ -190,7 +210,7 @@ async function main() {
       seededAt: corpus.meta.seededAt,
       reused: corpus.reused,
     },
-    settings: { rounds, durationSec, connections, singleSec, serverCore: SERVER_CORE, loaderCore: LOADER_CORE },
+    settings: { rounds, durationSec, connections, singleSec, ratedShare: RATED_SHARE, serverCore: SERVER_CORE, loaderCore: LOADER_CORE },
     machine: { ...machineInfo, loadAverageEnd: machine(sqliteVersion).loadAverage },
     server: memory,
     scenarios: summaries,
@@ -199,6 +219,7 @@ async function main() {
     notes,
     raw,
     single,
+    rated,
   };
   printResults(results);
   if (!opt['no-write'] && !opt.only) writeResults(results, path.join(ROOT, 'bench'));
