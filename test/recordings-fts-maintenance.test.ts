@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Db } from '../src/db/open';
+import { RecordingStore } from '../src/store/recording-store';
 import { harness } from './helpers/harness';
 
 /** FTS5 index segments: its data rows carry the segment id above bit 37 (0 is the structure). */
@@ -127,5 +128,11 @@ describe('FTS upkeep', () => {
     assert.deepEqual(matches(core.db, 'rolled'), []);
     assert.equal(pending(core.db), 0);
     integrityCheck(core.db);
+  });
+
+  it('indexing the noted rows reads only them: one rowid lookup each, never a scan of recordings (EXPLAIN QUERY PLAN)', () => {
+    const h = harness();
+    const plan = (h.services.core.db.prepare(`EXPLAIN QUERY PLAN ${RecordingStore.INDEX_PENDING_SQL}`).all() as Array<{ detail: string }>).map((r) => r.detail);
+    assert.deepEqual(plan, ['SCAN p', 'SEARCH r USING INTEGER PRIMARY KEY (rowid=?)']);
   });
 });

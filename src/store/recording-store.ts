@@ -5,6 +5,15 @@ import type { Db } from '../db/open';
 import type { RecordingRow } from '../services/recording-model';
 
 export class RecordingStore {
+  /**
+   * Indexes the rows noted in this transaction. CROSS JOIN fixes the loop order: the few noted rows
+   * outside, one rowid lookup each. Left to the planner, a plain JOIN scanned every live recording
+   * (through a partial index) and probed the note table: ~1 s per create at 1M recordings.
+   */
+  static readonly INDEX_PENDING_SQL = `INSERT INTO recordings_fts (rowid, title, transcript)
+    SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.seq = p.seq
+    WHERE r.deleted_at IS NULL AND (r.title <> '' OR r.transcript <> '')`;
+
   private readonly s;
 
   constructor(db: Db) {
@@ -39,11 +48,7 @@ export class RecordingStore {
       // in one transaction).
       merge: db.prepare<[number]>("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('merge', ?)"),
       anyPending: db.prepare('SELECT 1 FROM recordings_fts_pending LIMIT 1').pluck(),
-      indexPending: db.prepare(
-        `INSERT INTO recordings_fts (rowid, title, transcript)
-           SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p JOIN recordings r ON r.seq = p.seq
-           WHERE r.deleted_at IS NULL AND (r.title <> '' OR r.transcript <> '')`,
-      ),
+      indexPending: db.prepare(RecordingStore.INDEX_PENDING_SQL),
       clearPending: db.prepare('DELETE FROM recordings_fts_pending'),
     };
   }
