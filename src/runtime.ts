@@ -3,6 +3,7 @@
 import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
 import type { Core } from './context';
+import { Checkpointer } from './db/checkpointer';
 import { openDatabase } from './db/open';
 import { Writer } from './db/writer';
 import { loadMasterSecret } from './master-secret';
@@ -17,5 +18,8 @@ export function openRuntime(config: Config, clock: Clock = systemClock, masterSe
     config,
     masterSecret: masterSecret ?? loadMasterSecret(config.db === ':memory:' ? ':memory:' : config.masterSecretFile),
   };
-  return createServices(core);
+  const services = createServices(core);
+  // Started (with the other workers) only by `serve`; CLI commands write too little to need it.
+  if (config.db !== ':memory:') services.workers.push(new Checkpointer(config.db, db));
+  return services;
 }

@@ -7,6 +7,9 @@ import { migrate } from './migrate';
 
 export type Db = Database.Database;
 
+/** WAL pages after which a commit checkpoints (see below; `serve` moves this to a worker, src/db/checkpointer.ts). */
+export const WAL_AUTOCHECKPOINT = 10_000;
+
 export function openDatabase(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
@@ -25,7 +28,7 @@ export function openDatabase(file: string): Db {
   // Checkpoint every 10,000 WAL pages (~40 MB) instead of SQLite's 1,000: a checkpoint copies each
   // page once however often it changed, and the pages every write touches (index interiors, the FTS
   // structure) change in every commit. Measured on creates at 100k recordings: 1,580-1,800/s → 2,150-2,190/s.
-  db.pragma('wal_autocheckpoint = 10000');
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT}`);
   migrate(db);
   return db;
 }

@@ -1,0 +1,92 @@
+// The WAL checkpointer (src/db/checkpointer.ts): `serve` copies the WAL back into the database file
+// from a worker thread, so checkpoints and their fsyncs stop blocking requests; the server
+// connection's own autocheckpoint stays as the backstop.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { testConfig } from '../../src/config';
+import { BACKSTOP_PAGES, Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
+import { openDatabase } from '../../src/db/open';
+import { openRuntime } from '../../src/runtime';
+import { startServer } from '../../src/server';
+
+const tmpDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-ckpt-')), 'reclib.db');
+
+/** Resolves with the first report that satisfies `ok`, or rejects after `ms`. */
+const report = (c: Checkpointer, ok: (r: CheckpointReport) => boolean, ms = 5_000) =>
+  new Promise<CheckpointReport>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no checkpoint report in time')), ms);
+    c.onCheckpoint((r) => {
+      if (!ok(r)) return;
+      clearTimeout(timer);
+      resolve(r);
+    });
+  });
+
+describe('WAL checkpoints run in a worker thread', () => {
+  it('committed frames reach the database file without the writer checkpointing them', async () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000, 'the backstop stays');
+    const insert = db.prepare('INSERT INTO accounts (id, name, app_integration, created_at) VALUES (?, ?, ?, 1)');
+    for (let i = 0; i < 50; i++) insert.run(`acc_${i}`, `n${i}`, `int_${i}`); // 50 commits: far below the backstop
+    const sizeBefore = fs.statSync(file).size;
+    const checkpointer = new Checkpointer(file, db, 10);
+    const done = report(checkpointer, (r) => r.log > 0 && r.checkpointed === r.log);
+    checkpointer.start();
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_PAGES, 'raised while the worker runs');
+    const r = await done;
+    assert.ok(r.log >= 50, `the WAL held every commit (${r.log} frames)`);
+    assert.ok(fs.statSync(file).size > sizeBefore, 'the database file grew');
+    // A new commit is picked up by a later pass.
+    const more = report(checkpointer, (x) => x.checkpointed > r.checkpointed || x.log < r.log);
+    insert.run('acc_late', 'late', 'int_late');
+    await more;
+    await checkpointer.stop();
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000, 'back to the usual threshold');
+    db.close();
+  });
+
+  it('stop() ends the worker: no report after it, and stopping twice is harmless', async () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    const checkpointer = new Checkpointer(file, db, 5);
+    const seen: CheckpointReport[] = [];
+    checkpointer.onCheckpoint((r) => seen.push(r));
+    checkpointer.start();
+    await checkpointer.stop();
+    await checkpointer.stop();
+    const count = seen.length;
+    db.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('a', 'a', 'int_a', 1)").run();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(seen.length, count);
+    db.close();
+  });
+
+  it('a worker that fails gives the server its usual autocheckpoint back', async () => {
+    const db = openDatabase(tmpDb());
+    const checkpointer = new Checkpointer(path.join(os.tmpdir(), 'no-such-dir-reclib', 'x', 'missing.db'), db, 5);
+    checkpointer.start();
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_PAGES);
+    for (let i = 0; i < 200 && db.pragma('wal_autocheckpoint', { simple: true }) !== 10_000; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000);
+    db.close();
+  });
+
+  it('serve runs one for a file database, none for :memory:; a create is checkpointed by it', async () => {
+    assert.equal(openRuntime(testConfig({ db: ':memory:' })).workers.some((w) => w instanceof Checkpointer), false);
+    const file = tmpDb();
+    const server = await startServer(testConfig({ db: file, port: 0 }), () => {});
+    try {
+      const checkpointer = server.services.workers.find((w): w is Checkpointer => w instanceof Checkpointer);
+      assert.ok(checkpointer);
+      const done = report(checkpointer, (r) => r.log > 0 && r.checkpointed === r.log);
+      server.services.auth.createAccount('someone');
+      await done;
+    } finally {
+      await server.close();
+    }
+  });
+});
