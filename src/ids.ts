@@ -48,6 +48,26 @@ export type IdPrefix = 'acc' | 'key' | 'int' | 'ses' | 'rec' | 'wh' | 'dlv' | 'm
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(20)}`;
 
+/** base62 of a non-negative integer, left-padded with '0' to `chars` (the alphabet is in ASCII order). */
+function base62Fixed(n: number, chars: number): string {
+  let out = '';
+  for (let i = 0; i < chars; i++) {
+    out = ALPHABET[n % 62]! + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/**
+ * An id of the same shape as newId() (prefix + 20 base62 characters) whose first 8 characters are
+ * the creation time in ms (62^8 ms is ~6,900 years), followed by 12 random ones (71 bits per
+ * millisecond). New ids then sort after older ones, so the unique index on them grows at its
+ * right edge: with random ids every create wrote into a random leaf of that index, a disk read
+ * per create once the index outgrew the cache (1M recordings). Used for recordings; their
+ * creation time is no secret (createdAt is part of the recording).
+ */
+export const newTimeOrderedId = (prefix: IdPrefix, now: number): string => `${prefix}_${base62Fixed(Math.max(0, Math.floor(now)), 8)}${randomBase62(12)}`;
+
 /** A credential secret: prefix + 43 base62 chars (> 256 bits). */
 export const newSecret = (prefix: 'rlk' | 'rls'): string => `${prefix}_${randomBase62(43, secretBytes())}`;
 

@@ -1,7 +1,7 @@
 // The parts of a create that do not need the service: the new row, its sort-key slot and the
 // replay rule of an earlier create (RecordingService.create runs them in its transaction).
 import { AppError } from '../errors';
-import { newId } from '../ids';
+import { newTimeOrderedId } from '../ids';
 import type { Principal } from '../permissions';
 import type { RecordingStore } from '../store/recording-store';
 import type { CreateInput } from './recording-input';
@@ -15,7 +15,7 @@ export function newRow(store: RecordingStore, principal: Principal, input: Creat
   const { recordedAt, seq } = freeSlot(store, input.recordedAt, now);
   return {
     seq,
-    id: newId('rec'),
+    id: newTimeOrderedId('rec', now),
     account_id: principal.accountId,
     integration_id: principal.integrationId,
     type: input.type,
