@@ -101,7 +101,7 @@ function littleExample(r: Results): string {
 const openLoopText = (r: Results) =>
   `The ${pct(r)} load columns are open loop: requests issued on a fixed schedule at ${pct(r)} of that scenario's saturated req/s over up to ${r.settings.connections} connections, ` +
   "whether or not earlier ones were answered (as wrk2 does; autocannon's overallRate sends each second's quota in one burst, so bench/open-loop.ts issues them): " +
-  'the latency a request sees when the server is busy but not overloaded. ';
+  `the latency a request sees when the server is busy but not overloaded (median p99 of ${r.settings.rounds} interleaved rounds). `;
 
 export function markdown(r: Results): string {
   const c = r.corpus;
