@@ -143,4 +143,24 @@ describe('FTS upkeep', () => {
     assert.equal(config.usermerge, 8);
     assert.equal(config['secure-delete'], 1);
   });
+
+  it('a word whose last indexed holder is deleted or edited stays searchable by prefix when the same transaction created another holder', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const old = recordings.create(principal, { type: 'clip', transcript: 'the zebrafish tank' }, 'old').row;
+    const edited = recordings.create(principal, { type: 'clip', transcript: 'axolotlish pond' }, 'edited').row;
+    const [fresh, fresh2] = core.writer.write(() => {
+      const fresh = recordings.create(principal, { type: 'clip', transcript: 'a new zebrafish' }, 'fresh').row;
+      const fresh2 = recordings.create(principal, { type: 'clip', transcript: 'more axolotlish' }, 'fresh2').row;
+      recordings.remove(principal, old.id, 1);
+      recordings.update(principal, edited.id, { transcript: 'plain pond' }, 1);
+      return [fresh, fresh2];
+    });
+    const terms = core.db.prepare('SELECT term FROM recording_terms WHERE term IN (?, ?)').pluck().all('zebrafish', 'axolotlish');
+    assert.deepEqual(terms.sort(), ['axolotlish', 'zebrafish']);
+    assert.deepEqual(recordings.list(principal, { q: 'zebraf', limit: 10 }).rows.map((r) => r.id), [fresh!.id]);
+    assert.deepEqual(recordings.list(principal, { q: 'axolot', limit: 10 }).rows.map((r) => r.id), [fresh2!.id]);
+    integrityCheck(core.db);
+  });
 });

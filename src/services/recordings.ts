@@ -179,6 +179,9 @@ export class RecordingService {
       this.store.save(after);
       if (after.title !== before.title || after.transcript !== before.transcript) {
         this.indexed(after.title, after.transcript);
+        // forget() asks the FTS index whether any text still has a word: index what this
+        // transaction noted so far first, or a recording created earlier in it would not count.
+        this.store.flushIndex();
         this.terms.forget([before.title, before.transcript], [after.title, after.transcript]);
       }
       if (firstSave) this.announceText(after, 'recording.created', true, now);
@@ -216,6 +219,7 @@ export class RecordingService {
         revision: before.revision + 1,
       };
       this.store.save(after);
+      this.store.flushIndex(); // as in an edit: forget() must see this transaction's new text
       this.terms.forget([before.title, before.transcript], []);
       if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.deleted', after.id, after.revision, now);
       for (const l of this.listeners) l(before, after);
