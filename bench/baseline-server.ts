@@ -5,10 +5,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
+import { CACHE_SIZE } from '../src/db/open';
 import { recordingJson, type RecordingRow } from '../src/services/recording-model';
 
 const db = new Database(process.argv[2]);
 db.pragma('busy_timeout = 5000');
+// The server's page cache size too, so the ratio compares request handling, not cache sizes.
+db.pragma(`cache_size = ${CACHE_SIZE}`);
 const accountId = (db.prepare('SELECT id FROM accounts LIMIT 1').get() as { id: string }).id;
 const byId = db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ?');
 

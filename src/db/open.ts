@@ -10,6 +10,9 @@ export type Db = Database.Database;
 /** WAL pages after which a commit checkpoints (see below; `serve` moves this to a worker, src/db/checkpointer.ts). */
 export const WAL_AUTOCHECKPOINT = 10_000;
 
+/** SQLite page cache per connection, in KiB when negative (PRAGMA cache_size). */
+export const CACHE_SIZE = -65_536;
+
 export function openDatabase(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
@@ -22,6 +25,11 @@ export function openDatabase(file: string): Db {
   // on every commit and cost most of the write throughput on the disks reclib runs on.
   db.pragma('synchronous = NORMAL');
   db.pragma('temp_store = MEMORY');
+  // A 64 MB page cache instead of SQLite's 2 MB (allocated only as pages are used): the index
+  // interiors, the FTS pages of common terms and the pages recent writes touch stay in the process
+  // rather than being read again through the OS, which may have evicted them (at 1M recordings the
+  // file is 5 GB). Within the server's memory budget (peak RSS ~180 MB at 1M in the benchmark).
+  db.pragma(`cache_size = ${CACHE_SIZE}`);
   // Deleted and overwritten content is zeroed, freed pages included: a deleted recording's text must
   // leave the file (CONTRACT §5), not linger in free space. Costs some extra page writes.
   db.pragma('secure_delete = ON');

@@ -78,12 +78,13 @@ describe('schema and pragmas', () => {
     assert.throws(() => openDatabase(file), /newer than this reclib/);
   });
 
-  it('pragmas: busy_timeout, WAL, foreign_keys on, synchronous NORMAL', () => {
+  it('pragmas: busy_timeout, WAL, foreign_keys on, synchronous NORMAL, a 64 MB page cache', () => {
     const db = openDatabase(tmpDb());
     assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
     assert.equal(db.pragma('synchronous', { simple: true }), 1);
+    assert.equal(db.pragma('cache_size', { simple: true }), -65_536);
     db.close();
   });
 });
