@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { MAX_GROUP, Writer } from '../src/db/writer';
+import { GROUP_DELAY_AFTER, GROUP_DELAY_MS, MAX_GROUP, Writer } from '../src/db/writer';
 import { harness, type Harness } from './helpers/harness';
 
 const tmpFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-group-')), 'g.db');
@@ -25,6 +25,27 @@ function scratch(file = tmpFile()) {
 }
 
 describe('Writer.writeGrouped', () => {
+  test('under concurrent writes the next group waits GROUP_DELAY_MS and takes in writes that arrive meanwhile; a lone writer never waits', async () => {
+    const s = scratch();
+    let transactions = 0;
+    s.writer.beforeCommit(() => transactions++);
+    // A lone write: committed on the next macrotask, before any timer could fire.
+    let alone = false;
+    const lone = s.writer.writeGrouped(() => s.add('lone')).then(() => (alone = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(alone, true, 'a write after a group of 1 is not delayed');
+    await lone;
+    // A busy group makes the next one wait.
+    await Promise.all(Array.from({ length: GROUP_DELAY_AFTER }, (_, i) => s.writer.writeGrouped(() => s.add(`busy${i}`))));
+    const before = transactions;
+    const early = [s.writer.writeGrouped(() => s.add('early1')), s.writer.writeGrouped(() => s.add('early2'))];
+    await new Promise((resolve) => setImmediate(resolve)); // a later turn of the event loop, < GROUP_DELAY_MS
+    const late = [s.writer.writeGrouped(() => s.add('late1')), s.writer.writeGrouped(() => s.add('late2'))];
+    await Promise.all([...early, ...late]);
+    assert.equal(transactions - before, 1, `the four writes shared one transaction (delay ${GROUP_DELAY_MS} ms)`);
+    assert.deepEqual(s.names().slice(-4), ['early1', 'early2', 'late1', 'late2']);
+  });
+
   test('writes queued in the same turn commit in one transaction and resolve in order with their own results', async () => {
     const s = scratch();
     const other = new Database(s.file);
