@@ -133,7 +133,7 @@ describe('the hot read routes answer with plain headers (jsonAnswer) and still c
   const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
   const paths = (id: string) => [`/api/v2/recordings/${id}`, '/api/v2/recordings?q=hello', '/api/v2/recordings?limit=1', '/api/v2/events'];
 
-  it('in process: X-Request-Id (generated, or the valid incoming one), JSON content type, ETag on the single recording', async () => {
+  it('in process: X-Request-Id (generated, or the valid incoming one), JSON content type, RateLimit-*, ETag on the single recording', async () => {
     const h = harness();
     const token = h.key();
     const created = await h.req('POST', '/api/v2/recordings', { token, body: { type: 'clip', transcript: 'hello there' }, headers: { 'idempotency-key': 'k1' } });
@@ -143,6 +143,9 @@ describe('the hot read routes answer with plain headers (jsonAnswer) and still c
       assert.equal(res.status, 200, p);
       assert.ok(REQUEST_ID.test(res.headers.get('x-request-id') ?? ''), p);
       assert.equal(res.headers.get('content-type'), 'application/json', p);
+      // The rate limit is on in the harness: its headers come with these answers as with any other.
+      assert.equal(res.headers.get('ratelimit-limit'), '120', p);
+      assert.match(res.headers.get('ratelimit-remaining') ?? '', /^\d+$/, p);
       const echoed = await h.req('GET', p, { token, headers: { 'x-request-id': 'trace-7' } });
       assert.equal(echoed.headers.get('x-request-id'), 'trace-7', p);
     }
@@ -167,6 +170,7 @@ describe('the hot read routes answer with plain headers (jsonAnswer) and still c
         assert.equal(res.status, 200, p);
         assert.equal(res.headers.get('x-request-id'), 'trace-9', p);
         assert.equal(res.headers.get('content-type'), 'application/json', p);
+        assert.equal(res.headers.get('ratelimit-limit'), '120', p);
         assert.equal(Number(res.headers.get('content-length')), bytes.length, p);
         assert.ok(JSON.parse(bytes.toString('utf8')), p);
       }

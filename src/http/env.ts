@@ -8,6 +8,8 @@ export type AppEnv = {
   Variables: {
     requestId: string;
     principal: Principal;
+    /** Headers a directAnswer route's jsonAnswer() adds (the rate limit's), instead of c.header(). */
+    answerHeaders: Record<string, string> | undefined;
   };
 };
 

@@ -17,17 +17,19 @@ export class RateLimiter {
     private readonly limit: number,
   ) {}
 
-  take(credentialId: string, c: Context): void {
-    if (this.limit === 0) return;
+  /**
+   * Counts one request of the credential. Returns the RateLimit-* headers its answer carries
+   * (undefined when the limit is off); over the limit, throws 429 rate_limited with them.
+   */
+  take(credentialId: string): Record<string, string> | undefined {
+    if (this.limit === 0) return undefined;
     const now = this.clock.now();
     this.sweep(now);
     let log = this.logs.get(credentialId);
     if (!log) this.logs.set(credentialId, (log = []));
     while (log.length > 0 && (log[0] as number) <= now - WINDOW_MS) log.shift();
-    c.header('RateLimit-Limit', String(this.limit));
     if (log.length >= this.limit) {
       const retryAfter = Math.max(1, Math.ceil(((log[0] as number) + WINDOW_MS - now) / 1000));
-      c.header('RateLimit-Remaining', '0');
       throw new AppError('rate_limited', `rate limit of ${this.limit} requests per minute exceeded; retry in ${retryAfter} s`, {
         'Retry-After': String(retryAfter),
         'RateLimit-Limit': String(this.limit),
@@ -36,7 +38,13 @@ export class RateLimiter {
       });
     }
     log.push(now);
-    c.header('RateLimit-Remaining', String(this.limit - log.length));
+    return { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) };
+  }
+
+  /** take(), with the headers put on the context's answer (for handlers that answer through c). */
+  takeFor(credentialId: string, c: Context): void {
+    const headers = this.take(credentialId);
+    if (headers) for (const [name, value] of Object.entries(headers)) c.header(name, value);
   }
 
   /** Forgets idle credentials once a window so the map does not grow without bound. */

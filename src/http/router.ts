@@ -126,12 +126,13 @@ export function requestId(c: Context<AppEnv>): string {
  * c.json() given more than one header, build a WHATWG Headers object, which the node adapter then
  * converts back (~2 µs of a ~65 µs get-by-id); a Response with plain headers is written by
  * @hono/node-server straight from its cache. Only for routes declared with `directAnswer`: headers
- * set with c.header() do not reach this Response.
+ * set with c.header() do not reach this Response, so the router hands over the rate limit's
+ * RateLimit-* headers through the context (answerHeaders) instead.
  */
 export function jsonAnswer(c: Context<AppEnv>, body: unknown, headers?: Record<string, string>, status = 200): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId(c), ...headers },
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId(c), ...c.get('answerHeaders'), ...headers },
   });
 }
 
@@ -209,7 +210,9 @@ export class ApiRouter {
       let principal: Principal | undefined;
       if (spec.access !== 'public') {
         principal = authenticate(c, deps);
-        deps.rateLimiter.take(principal.credentialId, c);
+        const limitHeaders = deps.rateLimiter.take(principal.credentialId);
+        if (spec.directAnswer) c.set('answerHeaders', limitHeaders);
+        else if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) c.header(name, value);
         c.set('principal', principal);
         if (spec.access === 'session') {
           if (principal.kind !== 'session') {

@@ -19,7 +19,7 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
     },
     (c, { body }) => {
       // Password guesses count against the account like requests against a key.
-      deps.rateLimiter.take(`login:${body.account}`, c);
+      deps.rateLimiter.takeFor(`login:${body.account}`, c);
       const session = auth.login(body.account, body.password);
       const secure = deps.serverOrigin(c).startsWith('https:');
       setCookie(c, 'reclib_session', session.token, {
