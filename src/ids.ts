@@ -63,8 +63,10 @@ function base62Fixed(n: number, chars: number): string {
  * the creation time in ms (62^8 ms is ~6,900 years), followed by 12 random ones (71 bits per
  * millisecond). New ids then sort after older ones, so the unique index on them grows at its
  * right edge: with random ids every create wrote into a random leaf of that index, a disk read
- * per create once the index outgrew the cache (1M recordings). Used for recordings; their
- * creation time is no secret (createdAt is part of the recording).
+ * per create once the index outgrew the cache (1M recordings). Used for recordings. Their ids
+ * now tell anyone who sees one (a webhook receiver, say) when it was created, to the millisecond;
+ * no id is a credential (every lookup is scoped to the caller's account), and updatedAt and
+ * recordedAt already say about as much.
  */
 export const newTimeOrderedId = (prefix: IdPrefix, now: number): string => `${prefix}_${base62Fixed(Math.max(0, Math.floor(now)), 8)}${randomBase62(12)}`;
 

@@ -3,7 +3,13 @@
 // never by a blocking 'optimize' (issue 3, item 2).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { testConfig } from '../src/config';
 import type { Db } from '../src/db/open';
+import { openRuntime } from '../src/runtime';
 import { RecordingStore } from '../src/store/recording-store';
 import { harness } from './helpers/harness';
 
@@ -163,5 +169,24 @@ describe('FTS upkeep', () => {
     assert.deepEqual(recordings.list(principal, { q: 'zebraf', limit: 10 }).rows.map((r) => r.id), [fresh!.id]);
     assert.deepEqual(recordings.list(principal, { q: 'axolot', limit: 10 }).rows.map((r) => r.id), [fresh2!.id]);
     integrityCheck(core.db);
+  });
+
+  it('rows noted but never indexed by another writer (an older reclib, a sqlite3 shell) are indexed when reclib opens the file', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-pending-')), 'p.db');
+    const first = openRuntime(testConfig({ db: file }));
+    const account = first.auth.createAccount('a');
+    const principal = first.auth.authenticate(first.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:read'] }).secret);
+    const row = first.recordings.create(principal, { type: 'clip', transcript: 'seed words' }, 'k1').row;
+    first.core.db.close();
+    // A writer that knows the triggers but not the flush: the row is noted, not indexed.
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash) SELECT seq - 1, 'rec_shell', account_id, integration_id, 'clip', '', 'hello from the shell', recorded_at, created_at, updated_at, 1, 'ready', 'x' FROM recordings WHERE id = ?").run(row.id);
+    assert.equal(raw.prepare('SELECT count(*) FROM recordings_fts_pending').pluck().get(), 1);
+    raw.close();
+    const again = openRuntime(testConfig({ db: file }));
+    assert.equal(pending(again.core.db), 0);
+    assert.deepEqual(again.recordings.list(principal, { q: 'shell', limit: 10 }).rows.map((r) => r.id), ['rec_shell']);
+    integrityCheck(again.core.db);
+    again.core.db.close();
   });
 });

@@ -17,6 +17,8 @@ import { WAL_AUTOCHECKPOINT, type Db } from './open';
 export const CHECKPOINT_EVERY_MS = 100;
 /** The server connection's autocheckpoint while the worker runs: 50,000 pages, about 200 MB of WAL. */
 export const BACKSTOP_PAGES = 50_000;
+/** Checkpoint passes in a row that may fail before the worker gives up. */
+const MAX_FAILURES = 50;
 
 /** What one checkpoint pass reports to the server (tests listen for it). */
 export interface CheckpointReport {
@@ -33,13 +35,17 @@ const Database = require(workerData.sqlite);
 const db = new Database(workerData.file);
 let timer;
 let last = -1;
+let failures = 0;
 const pass = () => {
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    failures = 0;
     if (r.checkpointed !== last && r.log > 0) parentPort.postMessage({ log: r.log, checkpointed: r.checkpointed });
     last = r.checkpointed;
-  } catch {
-    // Busy or a transient I/O error: the next pass (or the server's backstop) tries again.
+  } catch (e) {
+    // Busy or a transient I/O error: the next pass tries again. Failing every time, the worker
+    // ends (uncaught), and the server takes its usual autocheckpoint back.
+    if (++failures >= workerData.maxFailures) throw e;
   }
   timer = setTimeout(pass, workerData.everyMs);
 };
@@ -54,6 +60,7 @@ timer = setTimeout(pass, workerData.everyMs);
 
 export class Checkpointer {
   private worker: Worker | undefined;
+  private exited: Promise<void> = Promise.resolve();
   private readonly listeners: Array<(r: CheckpointReport) => void> = [];
 
   constructor(
@@ -65,14 +72,37 @@ export class Checkpointer {
 
   start(): void {
     if (this.worker || this.file === ':memory:') return;
-    const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(SOURCE, { eval: true, workerData: { sqlite, file: this.file, everyMs: this.everyMs } });
-    worker.on('message', (r: CheckpointReport) => this.listeners.forEach((l) => l(r)));
-    // A failed worker leaves the server on its own autocheckpoint: correct, only slower.
-    worker.on('error', () => {
-      this.worker = undefined;
-      this.backstop(WAL_AUTOCHECKPOINT);
+    let worker: Worker;
+    try {
+      const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+      worker = new Worker(SOURCE, {
+        eval: true,
+        execArgv: [], // not the server's loader or profiler flags
+        workerData: { sqlite, file: this.file, everyMs: this.everyMs, maxFailures: MAX_FAILURES },
+      });
+    } catch {
+      return; // no worker (e.g. threads refused): the server checkpoints as it would without one
+    }
+    worker.on('message', (r: CheckpointReport) => {
+      for (const listener of this.listeners) {
+        try {
+          listener(r);
+        } catch {
+          // A report listener's failure is not the server's.
+        }
+      }
     });
+    // A failed or ended worker leaves the server on its own autocheckpoint: correct, only slower.
+    worker.on('error', () => undefined);
+    this.exited = new Promise<void>((resolve) =>
+      worker.once('exit', () => {
+        if (this.worker === worker) {
+          this.worker = undefined;
+          this.backstop(WAL_AUTOCHECKPOINT);
+        }
+        resolve();
+      }),
+    );
     worker.unref();
     this.worker = worker;
     this.backstop(BACKSTOP_PAGES);
@@ -89,12 +119,11 @@ export class Checkpointer {
   /** Ends the worker after its current pass; the server's own close checkpoints what is left. */
   async stop(): Promise<void> {
     const worker = this.worker;
-    if (!worker) return;
+    if (!worker) return this.exited;
     this.worker = undefined;
     this.backstop(WAL_AUTOCHECKPOINT);
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.ref(); // keep the process alive until it has closed its connection
     worker.postMessage('stop');
-    await exited;
+    await this.exited;
   }
 }

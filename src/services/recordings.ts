@@ -66,6 +66,7 @@ export class RecordingService {
   private readonly listeners: ChangeListener[] = [];
   private readonly reports: RecordingReports;
   private indexWrites = 0;
+  private readonly indexPending = () => this.store.flushIndex();
 
   constructor(
     private readonly core: Core,
@@ -76,6 +77,14 @@ export class RecordingService {
     // New and edited text reaches the FTS index once per transaction (see schema.sql).
     core.writer.beforeCommit(() => this.store.flushIndex());
     this.terms = new SearchTerms(core);
+    // Rows a writer without that hook committed (an older reclib still running on this file, a
+    // sqlite3 shell) are indexed now, with their words, rather than staying unsearchable.
+    if (this.store.hasPending()) {
+      core.writer.write(() => {
+        for (const r of this.store.pendingTexts()) this.terms.note(r.title, r.transcript);
+        this.store.flushIndex();
+      });
+    }
     this.reports = new RecordingReports(core, {
       get: (principal, id) => this.get(principal, id),
       saveChange: (before, after, now) => this.saveReported(before, after, now),
@@ -179,10 +188,9 @@ export class RecordingService {
       this.store.save(after);
       if (after.title !== before.title || after.transcript !== before.transcript) {
         this.indexed(after.title, after.transcript);
-        // forget() asks the FTS index whether any text still has a word: index what this
-        // transaction noted so far first, or a recording created earlier in it would not count.
-        this.store.flushIndex();
-        this.terms.forget([before.title, before.transcript], [after.title, after.transcript]);
+        // forget() asks the FTS index whether any text still has a word: what this transaction
+        // noted so far is indexed first, or a recording created earlier in it would not count.
+        this.terms.forget([before.title, before.transcript], [after.title, after.transcript], this.indexPending);
       }
       if (firstSave) this.announceText(after, 'recording.created', true, now);
       else if (before.text_saved === 1) this.announceText(after, 'recording.updated', after.transcript !== before.transcript, now);
@@ -219,8 +227,7 @@ export class RecordingService {
         revision: before.revision + 1,
       };
       this.store.save(after);
-      this.store.flushIndex(); // as in an edit: forget() must see this transaction's new text
-      this.terms.forget([before.title, before.transcript], []);
+      this.terms.forget([before.title, before.transcript], [], this.indexPending); // as in an edit
       if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.deleted', after.id, after.revision, now);
       for (const l of this.listeners) l(before, after);
       return after;

@@ -67,17 +67,24 @@ export class SearchTerms {
   /**
    * Drops the forms of removed text (a delete, or the words an edit took out) that no live
    * recording still has, so deleted text does not live on in the vocabulary. Call inside the
-   * transaction, after the FTS index was updated.
+   * transaction; `indexPending` brings the FTS index up to date with the transaction (text noted
+   * for indexing at commit), once, before the first question asked of it.
    */
-  forget(removed: string[], kept: string[]): void {
+  forget(removed: string[], kept: string[], indexPending: () => void): void {
     const gone = new Set<string>();
     for (const text of removed) for (const word of textWords(text)) addForms(gone, word);
     if (gone.size === 0) return;
     const still = new Set<string>();
     for (const text of kept) for (const word of textWords(text)) addForms(still, word);
     for (const form of still) gone.delete(form);
+    let indexed = false;
     for (const form of gone) {
-      if (!ASCII_START.test(form) || this.store.stillIndexed(form)) continue;
+      if (!ASCII_START.test(form)) continue;
+      if (!indexed) {
+        indexPending();
+        indexed = true;
+      }
+      if (this.store.stillIndexed(form)) continue;
       this.store.remove(form);
       // Dropping from the cache is always safe (it only causes a re-check), even on rollback.
       this.known.delete(form);

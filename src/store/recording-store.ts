@@ -50,6 +50,9 @@ export class RecordingStore {
       anyPending: db.prepare('SELECT 1 FROM recordings_fts_pending LIMIT 1').pluck(),
       indexPending: db.prepare(RecordingStore.INDEX_PENDING_SQL),
       clearPending: db.prepare('DELETE FROM recordings_fts_pending'),
+      pendingTexts: db.prepare<[], { title: string; transcript: string }>(
+        'SELECT r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.seq = p.seq WHERE r.deleted_at IS NULL',
+      ),
     };
   }
 
@@ -83,9 +86,17 @@ export class RecordingStore {
    * segment for all of them), and empties the note table. Runs before every commit (Writer.beforeCommit).
    */
   flushIndex(): void {
-    if (this.s.anyPending.get() === undefined) return;
+    if (!this.hasPending()) return;
     this.s.indexPending.run();
     this.s.clearPending.run();
+  }
+  /** Title and transcript of the live rows noted for indexing. */
+  pendingTexts(): Array<{ title: string; transcript: string }> {
+    return this.s.pendingTexts.all();
+  }
+  /** Whether rows are noted for indexing (between commits: only if a writer without flushIndex left them). */
+  hasPending(): boolean {
+    return this.s.anyPending.get() !== undefined;
   }
   mergeSlice(pages: number): void {
     this.s.merge.run(pages);

@@ -75,6 +75,21 @@ describe('WAL checkpoints run in a worker thread', () => {
     db.close();
   });
 
+  it('a worker whose checkpoints keep failing ends, the usual autocheckpoint comes back, and stop() still returns', async () => {
+    const db = openDatabase(tmpDb());
+    const garbage = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-ckpt-')), 'not-a-db');
+    fs.writeFileSync(garbage, Buffer.alloc(8192, 0x5a)); // opens, but every checkpoint fails (not a database)
+    const checkpointer = new Checkpointer(garbage, db, 2);
+    checkpointer.start();
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_PAGES);
+    for (let i = 0; i < 300 && db.pragma('wal_autocheckpoint', { simple: true }) !== 10_000; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000);
+    const started = Date.now();
+    await checkpointer.stop();
+    assert.ok(Date.now() - started < 1_000, 'stop() does not wait for a worker that already ended');
+    db.close();
+  });
+
   it('serve runs one for a file database, none for :memory:; a create is checkpointed by it', async () => {
     assert.equal(openRuntime(testConfig({ db: ':memory:' })).workers.some((w) => w instanceof Checkpointer), false);
     const file = tmpDb();
