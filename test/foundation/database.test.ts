@@ -45,27 +45,44 @@ describe('schema and pragmas', () => {
     again.close();
   });
 
-  it('a version 1 database is migrated: its per-row FTS triggers give way to indexing once per transaction, text kept', () => {
+  it('a version 1 database is migrated: text indexed under v1 stays searchable, editable and deletable, the index stays exact', () => {
     const file = tmpDb();
-    openDatabase(file).close();
-    // Rebuild what version 1 had: no note table, FTS written by a per-row trigger.
+    // A file as the previous release left it: its schema.sql (kept as a fixture), rows indexed by
+    // its per-row triggers, their words in the prefix vocabulary.
     const raw = new Database(file);
-    raw.exec(`DROP TRIGGER recordings_fts_note_insert; DROP TRIGGER recordings_fts_note_update; DROP TRIGGER recordings_fts_note_delete;
-      DROP TABLE recordings_fts_pending;
-      CREATE TRIGGER recordings_fts_insert AFTER INSERT ON recordings
-        WHEN new.deleted_at IS NULL AND (new.title <> '' OR new.transcript <> '')
-      BEGIN INSERT INTO recordings_fts (rowid, title, transcript) VALUES (new.seq, new.title, new.transcript); END;`);
+    raw.pragma('journal_mode = WAL');
+    raw.exec(fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'schema-v1.sql'), 'utf8'));
     raw.pragma('user_version = 1');
+    insertAccount(raw, 'acc_v1');
+    const put = raw.prepare(
+      `INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash)
+       VALUES (?, ?, 'acc_v1', 'int_acc_v1', 'clip', '', ?, 1, 1, 1, 1, 'ready', 'h')`,
+    );
+    put.run(1, 'rec_keep', 'zebrafish in the old tank');
+    put.run(2, 'rec_edit', 'zebrafish before the edit');
+    put.run(3, 'rec_gone', 'zebrafish soon deleted');
+    for (const term of ['zebrafish', 'in', 'the', 'old', 'tank', 'before', 'edit', 'soon', 'deleted']) raw.prepare('INSERT INTO recording_terms (term) VALUES (?)').run(term);
+    assert.equal(raw.prepare("SELECT count(*) FROM recordings_fts WHERE recordings_fts MATCH 'zebrafish'").pluck().get(), 3);
     raw.close();
+
     const services = openRuntime(testConfig({ db: file }));
     const { db } = services.core;
     assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'recordings' ORDER BY name").pluck().all();
     assert.deepEqual(triggers, ['recordings_fts_note_delete', 'recordings_fts_note_insert', 'recordings_fts_note_update']);
-    const account = services.auth.createAccount('migrated');
-    const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:read'] }).secret);
-    services.recordings.create(principal, { type: 'clip', transcript: 'after the upgrade' }, 'k1');
-    assert.equal(services.recordings.list(principal, { q: 'upgrade', limit: 10 }).rows.length, 1);
+    const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
+    assert.equal(config.automerge, 16, "schema.sql's merge settings reach a migrated index");
+    const principal = services.auth.authenticate(services.auth.createKey('acc_v1', { name: 'k', permissions: ['recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete'] }).secret);
+    const ids = (q: string) => services.recordings.list(principal, { q, limit: 10 }).rows.map((r) => r.id).sort();
+    assert.deepEqual(ids('zebraf'), ['rec_edit', 'rec_gone', 'rec_keep']);
+    services.recordings.update(principal, 'rec_edit', { transcript: 'after the edit' }, 1);
+    services.recordings.remove(principal, 'rec_gone', 1);
+    services.recordings.create(principal, { type: 'clip', transcript: 'a new zebrafish' }, 'k-new');
+    assert.deepEqual(ids('zebrafish').length, 2);
+    assert.deepEqual(ids('before'), []);
+    assert.deepEqual(ids('deleted'), []);
+    assert.deepEqual(ids('after'), ['rec_edit']);
+    db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
     db.close();
   });
 
