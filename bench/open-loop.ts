@@ -26,7 +26,7 @@ export interface OpenLoopOptions {
   rate: number;
   timeoutSec: number;
   next: () => PacedRequest;
-  /** Latency of each answered request, ms from issue to the end of the response. */
+  /** Latency of each answered request, ms from when it was due (its place in the schedule) to the end of the response. */
   onResponse: (ms: number) => void;
 }
 
@@ -88,10 +88,13 @@ export function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
             if (settled) return;
             const cls = `${Math.floor((res.statusCode ?? 0) / 100)}xx`;
             if (cls in status) status[cls as keyof typeof status]++;
-            o.onResponse(performance.now() - start);
+            // From when the request was due, not when it went out: a generator that fell behind
+            // must not hide the wait (coordinated omission), as wrk2 measures.
+            o.onResponse(performance.now() - due);
             settle();
           });
           res.on('error', fail);
+          res.on('close', fail); // closed before its end: counted as an error (no-op after 'end')
           res.resume();
         },
       );

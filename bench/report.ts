@@ -69,7 +69,7 @@ function textTable(head: string[], rows: string[][]): string {
 const mdTable = (head: string[], rows: string[][]): string =>
   [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 
-const targetRows = (r: Results) => r.targets.checks.map((c) => [c.target, c.required, c.measured, c.pass ? 'pass' : 'FAIL']);
+const targetRows = (r: Results) => r.targets.checks.map((c) => [c.target, c.required, c.measured, c.pass === null ? 'not judged (queueing)' : c.pass ? 'pass' : 'FAIL']);
 const targetNote = (r: Results) =>
   r.corpus.size === TARGET_SIZE ? `Targets (issue 3, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 3, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
 

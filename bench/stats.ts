@@ -72,7 +72,8 @@ export interface TargetCheck {
   target: string;
   required: string;
   measured: string;
-  pass: boolean;
+  /** null: shown for reference, not judged (see checkTargets). */
+  pass: boolean | null;
 }
 
 export const TARGET_SIZE = 1_000_000;
@@ -96,12 +97,14 @@ export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: nu
   // Search latency is judged open loop at half the measured capacity (that row decides), and alone.
   // Not at saturation: a closed loop of N connections at saturation has N requests in the system
   // at all times, so by Little's law each waits W = N / throughput (32 / 1,200 req/s ≈ 27 ms)
-  // whatever a query costs: that p99 measures the connection count we chose. It stays in the table.
+  // whatever a query costs: that p99 measures the connection count we chose. It stays in the table,
+  // marked as not judged.
   for (const s of byName.values()) {
     if (!s.name.startsWith('search')) continue;
     const rated = Number.isFinite(s.ratedRps) ? `${s.ratedRps.toLocaleString('en-US')} req/s` : 'not run';
     const measured = Number.isFinite(s.p99Rated) ? `${s.p99Rated.toFixed(2)} ms` : 'not measured';
     checks.push({ target: `${s.label} p99 at 50% load (${rated})`, required: '≤ 15 ms', measured, pass: s.p99Rated <= 15 });
+    checks.push({ target: `${s.label} p99 at saturation (closed loop)`, required: '≤ 15 ms', measured: `${s.p99.toFixed(2)} ms`, pass: null });
     if (Number.isFinite(s.p99At1))
       checks.push({ target: `${s.label} p99, 1 connection`, required: '≤ 15 ms', measured: `${s.p99At1.toFixed(2)} ms`, pass: s.p99At1 <= 15 });
   }
