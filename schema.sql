@@ -223,15 +223,14 @@ CREATE VIRTUAL TABLE IF NOT EXISTS recordings_fts USING fts5(
   columnsize = 0
 );
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
--- Merge a level once it holds 16 segments instead of FTS5's default 4, both inside writes
--- (automerge) and in the service's 'merge' slices (usermerge); a blocking crisis merge only past
--- 32. Every merge rewrites the text it merges, so a wider level means fewer rewrites of each
--- recording's postings over its life. Measured at 1M recordings with 16 creates per commit (what
--- group commit gathers under 32 connections): 483 µs of CPU per create at 8, 306 µs at 16; search
--- pages up to 10% slower (more segments per query term).
-INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 16);
-INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 16);
-INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('crisismerge', 32);
+-- Merge a level once it holds 8 segments instead of FTS5's default 4, both inside writes
+-- (automerge) and in the service's 'merge' slices (usermerge): every merge rewrites the text it
+-- merges, so a wider level means fewer rewrites of each recording's postings over its life.
+-- Measured at 1M recordings: 376 µs of CPU per create with both at 4, 262 µs with both at 8
+-- (in process, 32 creates per commit). 16 was tried and dropped: creates through the server were
+-- no faster and every search paid for the extra segments (rare-word pages ~35% slower).
+INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 8);
+INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 8);
 
 -- New text is indexed once per transaction, not once per row. FTS5 writes its pending terms out
 -- as a new index segment at every statement or savepoint boundary, so a trigger inserting into it

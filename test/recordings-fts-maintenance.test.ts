@@ -142,12 +142,11 @@ describe('FTS upkeep', () => {
     assert.deepEqual(plan, ['SCAN p', 'SEARCH r USING INTEGER PRIMARY KEY (rowid=?)']);
   });
 
-  it('the index merges a level at 16 segments (automerge and usermerge 16, crisis merges past 32), with secure-delete on', () => {
+  it('the index merges a level at 8 segments (automerge and usermerge 8), with secure-delete on', () => {
     const h = harness();
     const config = Object.fromEntries((h.services.core.db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
-    assert.equal(config.automerge, 16);
-    assert.equal(config.usermerge, 16);
-    assert.equal(config.crisismerge, 32);
+    assert.equal(config.automerge, 8);
+    assert.equal(config.usermerge, 8);
     assert.equal(config['secure-delete'], 1);
   });
 

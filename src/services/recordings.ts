@@ -52,7 +52,7 @@ export const MAX_IDEMPOTENCY_KEY = 255;
 /**
  * Every this many index-changing writes, one bounded FTS merge slice ('merge', 64 pages) runs after
  * the commit. FTS5's automerge already merges a little inside each write; the slice finishes a
- * level that has gathered usermerge (16, schema.sql) segments, so segment counts (which every query term pays
+ * level that has gathered usermerge (8, schema.sql) segments, so segment counts (which every query term pays
  * a seek for) stay low, and costs next to nothing when there is no such level. Never 'optimize':
  * it rewrites the whole index in one transaction.
  */

@@ -71,7 +71,7 @@ describe('schema and pragmas', () => {
     const triggers = db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'recordings' ORDER BY name").pluck().all();
     assert.deepEqual(triggers, ['recordings_fts_note_delete', 'recordings_fts_note_insert', 'recordings_fts_note_update']);
     const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
-    assert.equal(config.automerge, 16, "schema.sql's merge settings reach a migrated index");
+    assert.equal(config.automerge, 8, "schema.sql's merge settings reach a migrated index");
     const principal = services.auth.authenticate(services.auth.createKey('acc_v1', { name: 'k', permissions: ['recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete'] }).secret);
     const ids = (q: string) => services.recordings.list(principal, { q, limit: 10 }).rows.map((r) => r.id).sort();
     assert.deepEqual(ids('zebraf'), ['rec_edit', 'rec_gone', 'rec_keep']);
