@@ -111,7 +111,7 @@ export function markdown(r: Results): string {
     `Measured ${r.date.slice(0, 10)} with \`npm run bench${c.size === 100_000 ? '' : ` -- --size ${c.size}`}\`: ${r.machine.cpu}, ${r.machine.cores} cores, ` +
       `Node ${r.machine.node}, SQLite ${r.machine.sqlite}. Server pinned to core ${r.settings.serverCore}, the load generator to core ${r.settings.loaderCore}; ` +
       `${r.settings.rounds} interleaved rounds of ${r.settings.durationSec} s with ${r.settings.connections} connections (req/s and p50/p99 are medians over rounds), ` +
-      (r.rated ? `then one ${r.settings.durationSec} s open-loop run per read scenario at ${pct(r)} of its measured req/s, ` : '') +
+      (r.rated ? `then ${(Object.values(r.rated)[0] ?? []).length} interleaved rounds of ${r.settings.durationSec} s open-loop runs per read scenario at ${pct(r)} of its measured req/s, ` : '') +
       `then one ${r.settings.singleSec} s run per scenario with a single connection (latency without queueing). ` +
       `Database ${c.dbMb} MB; seeded through the service layer in ${c.seedSeconds} s (${fmt(c.seedRatePerSec)} recordings/s).`,
     '',
