@@ -1,7 +1,7 @@
 // The WAL checkpointer of `reclib serve`: a worker thread with its own connection that copies
 // committed WAL frames back into the database file every CHECKPOINT_EVERY_MS, so that the copy and
-// its two fsyncs (WAL, then database) block that thread, not the event loop. Measured at 1M
-// recordings, creates spent a quarter of their time in checkpoints inside a request (iowait 25%).
+// its two fsyncs (WAL, then database) block that thread, not the event loop. At 1M recordings the
+// checkpoints inside requests were one of the places where creates sat waiting for the disk.
 //
 // PASSIVE checkpoints never wait for or block the writer or readers. The server connection keeps an
 // autocheckpoint as the backstop, raised to BACKSTOP_PAGES while the worker runs: a PASSIVE
