@@ -205,3 +205,26 @@ describe('graceful shutdown', () => {
     assert.equal(keys.keys.length, 1, 'its write was committed before the database closed');
   });
 });
+
+describe('the bundle checkpoints the WAL from a worker thread', () => {
+  it('a commit reaches the database file without any connection closing or reaching the 10,000-page autocheckpoint', async () => {
+    const db = tmpDb();
+    const server = await startServe(['--db', db]);
+    try {
+      await new Promise((r) => setTimeout(r, 400)); // the worker's first passes fold in what startup wrote
+      const before = fs.statSync(db, { bigint: true }).mtimeNs;
+      // A small commit from another process (the CLI): only a checkpoint writes it into the .db file,
+      // and neither connection checkpoints by itself (the server holds the file open; a few pages
+      // are far below any autocheckpoint).
+      await cliJson(['accounts', 'create', '--db', db, '--name', 'checkpointed']);
+      let after = before;
+      for (let i = 0; i < 150 && after === before; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        after = fs.statSync(db, { bigint: true }).mtimeNs;
+      }
+      assert.notEqual(after, before, 'the database file was written by a checkpoint within 3 s');
+    } finally {
+      await server.stop('SIGKILL');
+    }
+  });
+});
