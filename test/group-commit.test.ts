@@ -25,7 +25,7 @@ function scratch(file = tmpFile()) {
 }
 
 describe('Writer.writeGrouped', () => {
-  test('under concurrent writes the next group waits GROUP_DELAY_MS and takes in writes that arrive meanwhile; a lone writer never waits', async () => {
+  test('under concurrent writes the next group waits GROUP_DELAY_MS and takes in writes that arrive meanwhile; a lone writer, or the first after a quiet spell, never waits', async () => {
     const s = scratch();
     let transactions = 0;
     s.writer.beforeCommit(() => transactions++);
@@ -44,6 +44,14 @@ describe('Writer.writeGrouped', () => {
     await Promise.all([...early, ...late]);
     assert.equal(transactions - before, 1, `the four writes shared one transaction (delay ${GROUP_DELAY_MS} ms)`);
     assert.deepEqual(s.names().slice(-4), ['early1', 'early2', 'late1', 'late2']);
+    // After a quiet spell, the first write is not delayed by the busy group before it.
+    await Promise.all(Array.from({ length: GROUP_DELAY_AFTER }, (_, i) => s.writer.writeGrouped(() => s.add(`burst${i}`))));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    let quick = false;
+    const after = s.writer.writeGrouped(() => s.add('after-quiet')).then(() => (quick = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(quick, true, 'committed on the next macrotask');
+    await after;
   });
 
   test('writes queued in the same turn commit in one transaction and resolve in order with their own results', async () => {

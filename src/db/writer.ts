@@ -20,6 +20,8 @@ export const MAX_GROUP = 64;
 /** Group size from which the next group waits GROUP_DELAY_MS for more members (see schedule()). */
 export const GROUP_DELAY_AFTER = 4;
 export const GROUP_DELAY_MS = 1;
+/** A group counts as "the last one" for the delay only if it was flushed this recently. */
+const BUSY_WINDOW_MS = 100;
 
 interface Queued {
   fn: () => unknown;
@@ -36,6 +38,7 @@ export class Writer {
   private queue: Queued[] = [];
   private scheduled = false;
   private lastGroupSize = 0;
+  private lastFlushAt = 0;
 
   constructor(readonly db: Db) {}
 
@@ -104,8 +107,9 @@ export class Writer {
     // GROUP_DELAY_MS first, as PostgreSQL's commit_delay does: the clients answered by the last
     // commit send their next writes within that time, and joining them halves the commits and
     // the FTS segments (32 connections otherwise settle into two alternating groups of ~16). A
-    // lone writer never waits.
-    if (this.lastGroupSize >= GROUP_DELAY_AFTER) setTimeout(() => this.flush(), GROUP_DELAY_MS);
+    // lone writer never waits, nor does the first write after a quiet spell.
+    const busy = this.lastGroupSize >= GROUP_DELAY_AFTER && performance.now() - this.lastFlushAt < BUSY_WINDOW_MS;
+    if (busy) setTimeout(() => this.flush(), GROUP_DELAY_MS);
     else setImmediate(() => this.flush());
   }
 
@@ -113,6 +117,7 @@ export class Writer {
     this.scheduled = false;
     const batch = this.queue.splice(0, MAX_GROUP);
     this.lastGroupSize = batch.length;
+    this.lastFlushAt = performance.now();
     if (this.queue.length > 0) this.schedule();
     const outcomes: Outcome[] = [];
     let failure: { error: unknown } | undefined;
