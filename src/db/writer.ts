@@ -40,7 +40,11 @@ export class Writer {
   private lastGroupSize = 0;
   private lastFlushAt = 0;
 
-  constructor(readonly db: Db) {}
+  constructor(
+    readonly db: Db,
+    /** The wait before a group under concurrent writes (tests lengthen it to stay deterministic). */
+    private readonly groupDelayMs = GROUP_DELAY_MS,
+  ) {}
 
   /** Runs fn in one immediate transaction (nested calls join the outer one). No await inside. */
   write<T>(fn: () => T): T {
@@ -109,7 +113,7 @@ export class Writer {
     // the FTS segments (32 connections otherwise settle into two alternating groups of ~16). A
     // lone writer never waits, nor does the first write after a quiet spell.
     const busy = this.lastGroupSize >= GROUP_DELAY_AFTER && performance.now() - this.lastFlushAt < BUSY_WINDOW_MS;
-    if (busy) setTimeout(() => this.flush(), GROUP_DELAY_MS);
+    if (busy) setTimeout(() => this.flush(), this.groupDelayMs);
     else setImmediate(() => this.flush());
   }
 
