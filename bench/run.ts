@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { CACHE_DIR, ensureCorpus, runCopy } from './cache';
+import { CACHE_DIR, ensureCorpus, fsyncFile, runCopy } from './cache';
 import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
 import type { LoadResult } from './load';
 import { summariseProfile } from './profile';
@@ -129,15 +129,7 @@ async function main() {
     // the run database's files and pause, so that write-back is charged to the creates only.
     const settle = async (s: Scenario) => {
       if (s.spec.mode !== 'create') return;
-      for (const f of [db, `${db}-wal`]) {
-        if (!fs.existsSync(f)) continue;
-        const fd = fs.openSync(f, 'r');
-        try {
-          fs.fsyncSync(fd);
-        } finally {
-          fs.closeSync(fd);
-        }
-      }
+      for (const f of [db, `${db}-wal`]) if (fs.existsSync(f)) fsyncFile(f);
       await new Promise((resolve) => setTimeout(resolve, 1000));
     };
     log(`warming up ${scenarios.length} scenarios…`);
@@ -145,15 +137,14 @@ async function main() {
       await runOne(s, 1, `warm-${s.name}`);
       await settle(s);
     }
+    // get and its baseline are compared pairwise, and both start warm: before the first of the
+    // pair, each process reads the sampled ids for a while. The OS cache is shared, but it does not
+    // keep the pages for long (this VM's kernel pages out file pages left idle for ~30 s, and a
+    // round is longer than that), and a 1 s warm-up of only the process about to run left the
+    // first of each pair reading from disk (iowait 10-20% vs 2-4% for the second).
+    const pair = scenarios.filter((x) => x.name === 'get' || x.name === 'baseline');
     for (let round = 0; round < rounds; round++) {
       for (const s of roundOrder(scenarios, round)) {
-        // get and its baseline are compared pairwise: each starts from its own warm cache.
-        // Both start warm: before the first of the pair, each process reads the sampled ids for a
-        // while. The OS cache is shared, but it does not keep the pages for long (this VM's
-        // kernel pages out file pages left idle for ~30 s, and a round is longer than that), and
-        // a 1 s warm-up of only the process about to run left the first of each pair reading
-        // from disk (iowait 10-20% vs 2-4% for the second).
-        const pair = scenarios.filter((x) => x.name === 'get' || x.name === 'baseline');
         if (pair.includes(s) && pair.every((x) => (raw[x.name]?.length ?? 0) === round)) {
           for (const x of pair) await runOne(x, 2, `rewarm-${round}-${x.name}`);
         }
@@ -166,10 +157,13 @@ async function main() {
     // Open loop at half of the capacity just measured: the latency of a busy, not overloaded server.
     // Interleaved rounds like the saturated ones, and the median p99 over them, so that one hiccup
     // of a shared machine (a stalled generator, the host dropping the page cache) does not decide.
-    const ratedScenarios = scenarios.filter((s) => isRated(s) && Number.isFinite(median((raw[s.name] ?? []).map((r) => r.rps))));
+    const offered = new Map(
+      scenarios.filter(isRated).map((s) => [s.name, Math.max(1, Math.round(RATED_SHARE * median((raw[s.name] ?? []).map((r) => r.rps))))] as const),
+    );
+    const ratedScenarios = scenarios.filter((s) => Number.isFinite(offered.get(s.name)));
     for (let round = 0; round < rounds; round++) {
       for (const s of roundOrder(ratedScenarios, round)) {
-        const rate = Math.max(1, Math.round(RATED_SHARE * median((raw[s.name] ?? []).map((r) => r.rps))));
+        const rate = offered.get(s.name)!;
         const r = await runOne(s, durationSec, `rated-${round}-${s.name}`, connections, rate);
         (rated[s.name] ??= []).push(r);
         log(`round ${round + 1}/${rounds} at ${RATED_SHARE * 100}% load ${s.label.padEnd(36)} offered ${rate} req/s, got ${r.rps} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  late p99 ${(r.lateP99 ?? NaN).toFixed(2)} ms  server ${r.serverCpu}%`);

@@ -5,21 +5,24 @@ import { hash, randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * Random bytes for ids, drawn from a pool filled 4 KB at a time: one randomBytes() call per id
- * (a syscall and a Buffer) cost ~3 µs, paid on every request for its X-Request-Id. The bytes are
- * as random (the same CSPRNG) and each is used once. Secrets do not come from the pool.
+ * A reader of CSPRNG bytes fetched `chunk` at a time, each byte used once. Ids share one reader
+ * with a 4 KB pool: one randomBytes() call per id (a syscall and a Buffer) cost ~3 µs, paid on
+ * every request for its X-Request-Id. Each secret gets a fresh reader, so no secret byte ever
+ * sits in a shared pool.
  */
-const ID_POOL_BYTES = 4096;
-let idPool = Buffer.alloc(0);
-let idPoolAt = 0;
-
-function idByte(): number {
-  if (idPoolAt >= idPool.length) {
-    idPool = randomBytes(ID_POOL_BYTES);
-    idPoolAt = 0;
-  }
-  return idPool[idPoolAt++]!;
+function byteSource(chunk: number): () => number {
+  let bytes = Buffer.alloc(0);
+  let at = 0;
+  return () => {
+    if (at >= bytes.length) {
+      bytes = randomBytes(chunk);
+      at = 0;
+    }
+    return bytes[at++]!;
+  };
 }
+
+const idByte = byteSource(4096);
 
 /** base62 text of `chars` characters from uniformly random bytes (rejection sampling, no bias). */
 export function randomBase62(chars: number, nextByte: () => number = idByte): string {
@@ -29,19 +32,6 @@ export function randomBase62(chars: number, nextByte: () => number = idByte): st
     if (b < 248) out += ALPHABET[b % 62];
   }
   return out;
-}
-
-/** Fresh bytes straight from the CSPRNG, for secrets. */
-function secretBytes(): () => number {
-  let bytes = randomBytes(0);
-  let at = 0;
-  return () => {
-    if (at >= bytes.length) {
-      bytes = randomBytes(64);
-      at = 0;
-    }
-    return bytes[at++]!;
-  };
 }
 
 export type IdPrefix = 'acc' | 'key' | 'int' | 'ses' | 'rec' | 'wh' | 'dlv' | 'manual' | 'req' | 'map';
@@ -71,7 +61,7 @@ function base62Fixed(n: number, chars: number): string {
 export const newTimeOrderedId = (prefix: IdPrefix, now: number): string => `${prefix}_${base62Fixed(Math.max(0, Math.floor(now)), 8)}${randomBase62(12)}`;
 
 /** A credential secret: prefix + 43 base62 chars (> 256 bits). */
-export const newSecret = (prefix: 'rlk' | 'rls'): string => `${prefix}_${randomBase62(43, secretBytes())}`;
+export const newSecret = (prefix: 'rlk' | 'rls'): string => `${prefix}_${randomBase62(43, byteSource(64))}`;
 
 /** One-shot crypto.hash (Node ≥ 20.12): a third of createHash()'s cost; it runs on every authenticated request. */
 export const sha256Hex = (text: string): string => hash('sha256', text, 'hex');

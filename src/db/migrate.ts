@@ -43,7 +43,7 @@ export function migrate(db: Db): void {
     // both run the steps.
     const locked = db.pragma('user_version', { simple: true }) as number;
     if (locked === SCHEMA_VERSION) return;
-    for (let v = locked + 1; locked > 0 && v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
+    if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
     db.exec(schemaText());
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });

@@ -210,9 +210,8 @@ export class ApiRouter {
       let principal: Principal | undefined;
       if (spec.access !== 'public') {
         principal = authenticate(c, deps);
-        const limitHeaders = deps.rateLimiter.take(principal.credentialId);
-        if (spec.directAnswer) c.set('answerHeaders', limitHeaders);
-        else if (limitHeaders) for (const [name, value] of Object.entries(limitHeaders)) c.header(name, value);
+        if (spec.directAnswer) c.set('answerHeaders', deps.rateLimiter.take(principal.credentialId));
+        else deps.rateLimiter.takeFor(principal.credentialId, c);
         c.set('principal', principal);
         if (spec.access === 'session') {
           if (principal.kind !== 'session') {

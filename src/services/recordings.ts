@@ -75,14 +75,14 @@ export class RecordingService {
     this.store = new RecordingStore(core.db);
     this.searchStore = new RecordingSearchStore(core.db);
     // New and edited text reaches the FTS index once per transaction (see schema.sql).
-    core.writer.beforeCommit(() => this.store.flushIndex());
+    core.writer.beforeCommit(this.indexPending);
     this.terms = new SearchTerms(core);
     // Rows a writer without that hook committed (an older reclib still running on this file, a
     // sqlite3 shell) are indexed now, with their words, rather than staying unsearchable.
     if (this.store.hasPending()) {
       core.writer.write(() => {
         for (const r of this.store.pendingTexts()) this.terms.note(r.title, r.transcript);
-        this.store.flushIndex();
+        this.store.indexNoted();
       });
     }
     this.reports = new RecordingReports(core, {

@@ -15,6 +15,8 @@ export class RecordingStore {
     WHERE r.deleted_at IS NULL AND (r.title <> '' OR r.transcript <> '')`;
 
   private readonly s;
+  /** insert() or save() ran since the last flushIndex() (a rolled-back write only costs a look). */
+  private wrote = false;
 
   constructor(db: Db) {
     this.s = {
@@ -71,9 +73,11 @@ export class RecordingStore {
   }
   insert(row: RecordingRow): void {
     this.s.insert.run(row);
+    this.wrote = true;
   }
   save(row: RecordingRow): void {
     this.s.save.run(row);
+    this.wrote = true;
   }
   keyTarget(integrationId: string, key: string): number | undefined {
     return this.s.keyGet.get(integrationId, key)?.recording_seq;
@@ -86,6 +90,14 @@ export class RecordingStore {
    * segment for all of them), and empties the note table. Runs before every commit (Writer.beforeCommit).
    */
   flushIndex(): void {
+    // Only this store's insert() and save() fire the noting triggers: a transaction that wrote no
+    // recording (a key touch, a delivery claim) skips even the look at the note table.
+    if (!this.wrote) return;
+    this.wrote = false;
+    this.indexNoted();
+  }
+  /** Indexes whatever is noted, whoever noted it (also rows another writer left committed). */
+  indexNoted(): void {
     if (!this.hasPending()) return;
     this.s.indexPending.run();
     this.s.clearPending.run();
