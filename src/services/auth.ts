@@ -172,10 +172,10 @@ export class AuthService {
     if (!isKey && !token.startsWith('rls_')) {
       throw new AppError('unauthenticated', 'credential is not an API key (rlk_…) or session token (rls_…)');
     }
-    const hash = sha256Hex(token);
-    const cached = this.principals.get(hash);
-    const credential = cached !== undefined && cached.expiresAt > now ? cached : isKey ? this.keyCredential(hash, now) : this.sessionCredential(hash, now);
-    if (cached !== credential) this.principals.set(hash, credential);
+    const cached = this.principals.get(token);
+    const credential =
+      cached !== undefined && cached.expiresAt > now ? cached : isKey ? this.keyCredential(sha256Hex(token), now) : this.sessionCredential(sha256Hex(token), now);
+    if (cached !== credential) this.principals.set(token, credential);
     const { principal } = credential;
     if (principal.kind === 'key' && (credential.lastUsedAt === null || now - credential.lastUsedAt >= TOUCH_EVERY_MS)) {
       this.core.writer.write(() => this.store.touchKey(principal.credentialId, now));
