@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { FakeClock } from '../src/clock';
 import { testConfig } from '../src/config';
 import type { Core } from '../src/context';
+import { CommitWatch } from '../src/db/commit-watch';
 import { openDatabase } from '../src/db/open';
 import { Writer } from '../src/db/writer';
 import { createNodeServer } from '../src/http/node-server';
@@ -36,6 +37,54 @@ describe('the principal cache never outlives a change to the credential', () => 
     assert.equal(server.auth.authenticate(secret).credentialId, key.id, 'served from the cache');
     cli.auth.revokeKey(account.id, key.id);
     assert.throws(() => server.auth.authenticate(secret), /revoked/);
+  });
+
+  it('a key revoked by another connection right after that connection restarted the WAL is refused', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
+    const server = services(file);
+    const cli = services(file);
+    const account = cli.auth.createAccount('owner');
+    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read'] });
+    assert.equal(server.auth.authenticate(secret).credentialId, key.id);
+    // TRUNCATE empties the WAL, so the next commit starts it over with new salts and frame 1: the
+    // wal-index header is rewritten from scratch rather than moved on.
+    cli.core.db.pragma('wal_checkpoint(TRUNCATE)');
+    assert.equal(server.auth.authenticate(secret).credentialId, key.id);
+    cli.auth.revokeKey(account.id, key.id);
+    assert.throws(() => server.auth.authenticate(secret), /revoked/);
+  });
+
+  it('between commits the cache is checked without asking SQLite for data_version', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
+    const db = openDatabase(file);
+    let asked = 0;
+    const pragma = db.prepare<[], number>('PRAGMA data_version').pluck();
+    const watch = CommitWatch.of(db, () => {
+      asked++;
+      return pragma.get()!;
+    });
+    const first = watch.current();
+    for (let i = 0; i < 100; i++) assert.equal(watch.current(), first);
+    assert.equal(asked, 1, 'nothing was committed: the header alone answered');
+    // Our own commit moves the header: data_version is asked once, and (own commit) is unchanged.
+    db.exec('CREATE TABLE t (x)');
+    assert.equal(watch.current(), first);
+    assert.equal(asked, 2);
+    // Another connection's commit: asked again, and the answer changes.
+    const other = openDatabase(file);
+    other.exec('INSERT INTO t VALUES (1)');
+    assert.notEqual(watch.current(), first);
+    assert.equal(asked, 3);
+    watch.close();
+  });
+
+  it('an in-memory database (no -shm file) asks data_version on every look', () => {
+    const db = openDatabase(':memory:');
+    let asked = 0;
+    const watch = CommitWatch.of(db, () => ++asked);
+    watch.current();
+    watch.current();
+    assert.equal(asked, 2);
   });
 
   it('a key revoked in this process, and an ended session, are refused on the next request', async () => {

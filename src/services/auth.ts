@@ -7,6 +7,7 @@ import { newId, newSecret, sha256Hex } from '../ids';
 import { isPermission, type Permission, type Principal } from '../permissions';
 import { AuthStore, type AccountRow, type KeyRow } from '../store/auth-store';
 import { PrincipalCache, type CachedCredential } from './principal-cache';
+import { CommitWatch } from '../db/commit-watch';
 
 export const MAX_ACTIVE_KEYS = 50;
 export const DEFAULT_KEY_DAYS = 90;
@@ -60,7 +61,8 @@ export class AuthService {
 
   constructor(private readonly core: Core) {
     this.store = new AuthStore(core.db);
-    this.principals = new PrincipalCache(() => this.store.dataVersion());
+    const commits = CommitWatch.of(core.db, () => this.store.dataVersion());
+    this.principals = new PrincipalCache(() => commits.current());
     this.allPermissions = new Set<Permission>([
       'recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete',
       'settings:read', 'settings:write', 'events:read',

@@ -4,9 +4,9 @@
 // requests carrying them do; the database keeps their hashes.
 //
 // Why it stays correct: revocation must apply to the very next request (spec "Authentication" 5),
-// also when the admin CLI revokes from another process. Every lookup first reads SQLite's
-// `PRAGMA data_version`, which changes whenever another connection has committed to the file
-// since the last read; then the whole cache is dropped. This process's own changes to keys and
+// also when the admin CLI revokes from another process. Every lookup first asks whether another
+// connection has committed to the file since the last look (SQLite's `PRAGMA data_version`, asked
+// only when the WAL index header moved: src/db/commit-watch.ts); then the whole cache is dropped. This process's own changes to keys and
 // sessions (revoke, logout) drop it too (AuthService calls clear() after their commit). Expiry is
 // checked against the clock on every request by the caller, never cached.
 import type { Principal } from '../permissions';
@@ -26,7 +26,7 @@ export class PrincipalCache {
   private version: number | undefined;
 
   constructor(
-    /** PRAGMA data_version of the server's connection. */
+    /** Changes whenever another connection committed (CommitWatch over PRAGMA data_version). */
     private readonly dataVersion: () => number,
   ) {}
 
