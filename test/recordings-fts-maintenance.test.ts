@@ -1,6 +1,6 @@
 // The search index follows the table inside each write (schema triggers note the rows, the writer
-// indexes them once per transaction) and is kept compact in small merge slices after commits,
-// never by a blocking 'optimize' (issue 3, item 2).
+// indexes them once per transaction) and is kept compact by FTS5's automerge inside writes and by
+// small merge slices while the server is idle, never by a blocking 'optimize' (issue 3, item 2).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { testConfig } from '../src/config';
 import type { Db } from '../src/db/open';
 import { openRuntime } from '../src/runtime';
+import { BUSY_UTILIZATION, IDLE_AFTER_MS, IndexMerger } from '../src/services/index-merger';
 import { RecordingStore } from '../src/store/recording-store';
 import { harness } from './helpers/harness';
 
@@ -21,34 +22,99 @@ const matches = (db: Db, query: string) =>
   (db.prepare('SELECT rowid FROM recordings_fts WHERE recordings_fts MATCH ? ORDER BY rowid').all(query) as Array<{ rowid: number }>).map((r) => r.rowid);
 
 describe('FTS upkeep', () => {
-  it('a bounded merge slice (64 pages) runs after every 64 index-changing writes, in a transaction of its own', () => {
-    const h = harness();
-    const { recordings, core } = h.services;
-    const principal = h.services.auth.authenticate(h.key());
-    const calls: Array<{ pages: number; rows: number }> = [];
-    const original = recordings.store.mergeSlice.bind(recordings.store);
-    recordings.store.mergeSlice = (pages: number) => {
-      // It runs after the create that triggered it (whose row is counted), from the commit hook.
-      calls.push({ pages, rows: (core.db.prepare('SELECT count(*) AS n FROM recordings').get() as { n: number }).n });
-      assert.ok(core.db.inTransaction, 'inside a Writer transaction of its own');
-      original(pages);
-    };
-    for (let i = 0; i < 10; i++) recordings.create(principal, { type: 'clip' }, `empty-${i}`); // no text: no index write
-    for (let i = 0; i < 63; i++) recordings.create(principal, { type: 'clip', transcript: `words ${i}` }, `t-${i}`);
-    assert.equal(calls.length, 0);
-    recordings.create(principal, { type: 'clip', transcript: 'the 64th' }, 't-63');
-    assert.deepEqual(calls, [{ pages: 64, rows: 74 }]);
-  });
-
-  it('a failing merge slice does not fail the write it follows', () => {
+  it('writes run no merge slice of their own: the index merger does, once the server is idle', () => {
     const h = harness();
     const { recordings } = h.services;
     const principal = h.services.auth.authenticate(h.key());
+    let slices = 0;
+    const original = recordings.store.mergeSlice.bind(recordings.store);
+    recordings.store.mergeSlice = (pages: number) => {
+      slices++;
+      return original(pages);
+    };
+    for (let i = 0; i < 200; i++) recordings.create(principal, { type: 'clip', transcript: `words ${i}` }, `t-${i}`);
+    assert.equal(slices, 0, 'no slice inside or after the writes');
+    while (recordings.merger.slice()) assert.ok(slices < 1000);
+    assert.ok(slices >= 1, 'the merger finishes what automerge left in progress');
+  });
+
+  it('merge slices merge levels of 8 segments until nothing is left, then report no work', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    // Test setup only: with automerge off, each transaction's segment stays where it was written.
+    core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 0)");
+    for (let i = 0; i < 60; i++) recordings.create(principal, { type: 'clip', transcript: `alpha beta ${i} gamma${i}` }, `k-${i}`);
+    const before = segments(core.db);
+    // One segment per write, up to FTS5's crisismerge (16 segments on a level merge at once).
+    assert.ok(before >= 10, `segments left unmerged (${before})`);
+    let worked = 0;
+    while (recordings.merger.slice(1)) worked++;
+    assert.ok(worked >= 1, 'slices did work');
+    assert.ok(segments(core.db) < 8, `levels merged (${before} → ${segments(core.db)} segments)`);
+    assert.equal(recordings.merger.slice(), false, 'nothing left');
+    integrityCheck(core.db);
+    assert.equal(matches(core.db, 'alpha').length, 60);
+    assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
+  });
+
+  it('the merger waits for quiet: not within 250 ms of an index write, not while the event loop is busy', () => {
+    const h = harness();
+    const { core, recordings } = h.services;
+    let now = 0;
+    let utilization = 0;
+    const merger = new IndexMerger(core, recordings.store, { now: () => now, utilization: () => utilization });
+    let slices = 0;
+    const original = recordings.store.mergeSlice.bind(recordings.store);
+    recordings.store.mergeSlice = (pages: number) => {
+      slices++;
+      return original(pages);
+    };
+    merger.noteWrite();
+    now = IDLE_AFTER_MS - 1;
+    assert.equal(merger.tick(), false);
+    assert.equal(slices, 0, 'too soon after the write');
+    now = IDLE_AFTER_MS;
+    utilization = BUSY_UTILIZATION + 0.01;
+    merger.tick();
+    assert.equal(slices, 0, 'the server is busy');
+    utilization = 0;
+    merger.tick();
+    assert.equal(slices, 1, 'quiet and idle: one slice');
+    merger.tick();
+    assert.equal(slices, 1, 'that slice found nothing to do: no more slices until the next write');
+    merger.noteWrite();
+    now += IDLE_AFTER_MS;
+    merger.tick();
+    assert.equal(slices, 2);
+  });
+
+  it('a failing merge slice is skipped (maintenance only)', () => {
+    const h = harness();
+    const { recordings } = h.services;
     recordings.store.mergeSlice = () => {
       throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
     };
-    for (let i = 0; i < 64; i++) recordings.create(principal, { type: 'clip', transcript: `w${i}` }, `k-${i}`);
-    assert.equal(recordings.list(principal, { limit: 100 }).rows.length, 64);
+    assert.equal(recordings.merger.slice(), false);
+  });
+
+  it('started by serve, the merger settles an index left with unmerged levels', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
+    const services = openRuntime(testConfig({ db: file }));
+    const principal = services.auth.authenticate(services.auth.createKey(services.auth.createAccount('o').id, { name: 'k', permissions: ['recordings:create'] }).secret);
+    services.core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 0)");
+    for (let i = 0; i < 40; i++) services.recordings.create(principal, { type: 'clip', transcript: `delta ${i}` }, `k-${i}`);
+    const before = segments(services.core.db);
+    assert.ok(before >= 10, `segments left unmerged (${before})`);
+    services.recordings.merger.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while (segments(services.core.db) >= 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(segments(services.core.db) < 8, `merged in idle time (${before} → ${segments(services.core.db)})`);
+    } finally {
+      await services.recordings.merger.stop();
+      services.core.db.close();
+    }
   });
 
   it('the index passes FTS5 integrity-check after creates, edits and deletes', () => {

@@ -16,8 +16,8 @@ export function createServices(core: Core) {
   const deviceSettings = new DeviceSettingsService(core, devices);
   const events = new EventService(core);
   const recordings = new RecordingService(core, events);
-  /** Background workers started by `serve` (the delivery scheduler registers here). */
-  const workers: Worker[] = [];
+  /** Background workers started by `serve` (the index merger; the delivery scheduler registers here). */
+  const workers: Worker[] = [recordings.merger];
   const webhooks = createWebhookService(core, events, workers);
   const textDelivery = createTextDelivery(core, recordings, webhooks);
   return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, textDelivery };

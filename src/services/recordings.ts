@@ -26,6 +26,7 @@ import type { EventService } from './events';
 import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
+import { IndexMerger } from './index-merger';
 import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
 import { listPage, type ListInput } from './recording-search';
 import { SearchTerms } from './search-terms';
@@ -49,23 +50,14 @@ export interface CreateResult {
 }
 
 export const MAX_IDEMPOTENCY_KEY = 255;
-/**
- * Every this many index-changing writes, one bounded FTS merge slice ('merge', 64 pages) runs after
- * the commit. FTS5's automerge already merges a little inside each write; the slice finishes a
- * level that has gathered usermerge (8, schema.sql) segments, so segment counts (which every query term pays
- * a seek for) stay low, and costs next to nothing when there is no such level. Never 'optimize':
- * it rewrites the whole index in one transaction.
- */
-const MERGE_EVERY = 64;
-const MERGE_PAGES = 64;
-
 export class RecordingService {
   readonly store: RecordingStore;
   readonly searchStore: RecordingSearchStore;
   readonly terms: SearchTerms;
   private readonly listeners: ChangeListener[] = [];
   private readonly reports: RecordingReports;
-  private indexWrites = 0;
+  /** Merges index segments while the server is idle (a worker started by `serve`). */
+  readonly merger: IndexMerger;
   private readonly indexPending = () => this.store.flushIndex();
 
   constructor(
@@ -77,6 +69,7 @@ export class RecordingService {
     // New and edited text reaches the FTS index once per transaction (see schema.sql).
     core.writer.beforeCommit(this.indexPending);
     this.terms = new SearchTerms(core);
+    this.merger = new IndexMerger(core, this.store);
     // Rows a writer without that hook committed (an older reclib still running on this file, a
     // sqlite3 shell) are indexed now, with their words, rather than staying unsearchable.
     if (this.store.hasPending()) {
@@ -267,18 +260,10 @@ export class RecordingService {
     if (transcriptChanged && row.transcript !== '') this.events.emit(row.account_id, 'recording.transcript_ready', row.id, row.revision, now);
   }
 
-  /** Keeps the search vocabulary and schedules a small FTS merge slice now and then. */
+  /** Keeps the search vocabulary, and tells the merger that index segments may want merging. */
   private indexed(title: string, transcript: string): void {
     if (title === '' && transcript === '') return;
     this.terms.note(title, transcript);
-    if (++this.indexWrites % MERGE_EVERY === 0) {
-      this.core.writer.onCommit(() => {
-        try {
-          this.core.writer.write(() => this.store.mergeSlice(MERGE_PAGES));
-        } catch {
-          // Maintenance only: the write it follows is committed; a busy database just skips a slice.
-        }
-      });
-    }
+    this.merger.noteWrite();
   }
 }

@@ -49,6 +49,7 @@ export class RecordingStore {
       // A bounded slice of FTS5 segment merging (never 'optimize', which rewrites the whole index
       // in one transaction).
       merge: db.prepare<[number]>("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('merge', ?)"),
+      totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
       anyPending: db.prepare('SELECT 1 FROM recordings_fts_pending LIMIT 1').pluck(),
       indexPending: db.prepare(RecordingStore.INDEX_PENDING_SQL),
       clearPending: db.prepare('DELETE FROM recordings_fts_pending'),
@@ -110,7 +111,14 @@ export class RecordingStore {
   hasPending(): boolean {
     return this.s.anyPending.get() !== undefined;
   }
-  mergeSlice(pages: number): void {
+  /**
+   * Merges up to `pages` pages of index segments (levels of usermerge segments, or a merge in
+   * progress); whether FTS5 did any work. It writes at least two rows when it does (FTS5's 'merge'
+   * documentation: compare sqlite3_total_changes() before and after), none when nothing was due.
+   */
+  mergeSlice(pages: number): boolean {
+    const before = this.s.totalChanges.get()!;
     this.s.merge.run(pages);
+    return this.s.totalChanges.get()! - before >= 2;
   }
 }
