@@ -107,7 +107,19 @@ async function main() {
   try {
     const ids = JSON.parse(fs.readFileSync(corpus.idsFile, 'utf8')) as string[];
     await sanity(server, baseline, token, ids[0]!, corpus.meta.rareCount, notes);
+    // Both processes are pinned to core 0. The one not being measured is stopped (SIGSTOP) for the
+    // run, so its background work (reclib's idle-time index merging, checkpoints) never takes the
+    // core from the other; it is continued (SIGCONT) right after.
     const runOne = async (s: Scenario, seconds: number, tag: string, conns = connections, rate?: number) => {
+      const idle = s.target === 'server' ? baseline : server;
+      process.kill(idle.pid, 'SIGSTOP');
+      try {
+        return await runMeasured(s, seconds, tag, conns, rate);
+      } finally {
+        process.kill(idle.pid, 'SIGCONT');
+      }
+    };
+    const runMeasured = async (s: Scenario, seconds: number, tag: string, conns: number, rate?: number) => {
       const r = await load({
         url: s.target === 'server' ? server.url : baseline.url,
         token: s.target === 'server' ? token : undefined,

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { testConfig } from '../src/config';
 import type { Db } from '../src/db/open';
 import { openRuntime } from '../src/runtime';
-import { BUSY_UTILIZATION, IDLE_AFTER_MS, IndexMerger } from '../src/services/index-merger';
+import { BUSY_UTILIZATION, IndexMerger, QUIET_MS } from '../src/services/index-merger';
 import { RecordingStore } from '../src/store/recording-store';
 import { harness } from './helpers/harness';
 
@@ -58,35 +58,46 @@ describe('FTS upkeep', () => {
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
   });
 
-  it('the merger waits for quiet: not within 250 ms of an index write, not while the event loop is busy', () => {
+  it('the merger waits for 2 s of quiet, and stops at the first busy look', () => {
     const h = harness();
     const { core, recordings } = h.services;
     let now = 0;
     let utilization = 0;
     const merger = new IndexMerger(core, recordings.store, { now: () => now, utilization: () => utilization });
     let slices = 0;
-    const original = recordings.store.mergeSlice.bind(recordings.store);
-    recordings.store.mergeSlice = (pages: number) => {
+    recordings.store.mergeSlice = () => {
       slices++;
-      return original(pages);
+      return true; // always more to do
+    };
+    const look = (ms: number) => {
+      now += ms;
+      return merger.tick();
     };
     merger.noteWrite();
-    now = IDLE_AFTER_MS - 1;
-    assert.equal(merger.tick(), false);
-    assert.equal(slices, 0, 'too soon after the write');
-    now = IDLE_AFTER_MS;
+    for (let t = 100; t < QUIET_MS; t += 100) look(100);
+    assert.equal(slices, 0, 'quiet, but not for long enough yet');
+    assert.equal(look(100), true);
+    assert.equal(slices, 1, `quiet for ${QUIET_MS} ms: a slice`);
+    look(10);
+    assert.equal(slices, 2, 'still quiet in the gap: the next slice');
     utilization = BUSY_UTILIZATION + 0.01;
-    merger.tick();
-    assert.equal(slices, 0, 'the server is busy');
+    assert.equal(look(10), false);
+    assert.equal(slices, 2, 'a busy gap stops it');
     utilization = 0;
-    merger.tick();
-    assert.equal(slices, 1, 'quiet and idle: one slice');
-    merger.tick();
-    assert.equal(slices, 1, 'that slice found nothing to do: no more slices until the next write');
+    for (let t = 100; t < QUIET_MS; t += 100) look(100);
+    assert.equal(slices, 2, 'and it waits for a whole quiet spell again');
+    look(100);
+    assert.equal(slices, 3);
+    recordings.store.mergeSlice = () => {
+      slices++;
+      return false; // nothing left
+    };
+    look(10);
+    look(10);
+    assert.equal(slices, 4, 'a slice that found nothing to do: none until the next index write');
     merger.noteWrite();
-    now += IDLE_AFTER_MS;
-    merger.tick();
-    assert.equal(slices, 2);
+    look(10);
+    assert.equal(slices, 5);
   });
 
   it('a failing merge slice is skipped (maintenance only)', () => {
@@ -108,7 +119,7 @@ describe('FTS upkeep', () => {
     assert.ok(before >= 10, `segments left unmerged (${before})`);
     services.recordings.merger.start();
     try {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 15_000;
       while (segments(services.core.db) >= 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       assert.ok(segments(services.core.db) < 8, `merged in idle time (${before} → ${segments(services.core.db)})`);
     } finally {

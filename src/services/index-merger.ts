@@ -5,25 +5,31 @@
 // pre-paying that work: a merge that automerge started (at a million recordings, the top level's
 // merge rewrites ~2 GB) goes on inside later writes, which then also read its cold pages. This
 // worker runs the same merges in small 'merge' slices (usermerge 8: the levels automerge would
-// merge, never more) once no text was indexed for IDLE_AFTER_MS and the event loop was mostly
-// idle since the last look, so a burst of creates starts from a settled index. It stops at the
-// first sign of load and between slices the event loop serves whatever arrived.
+// merge, never more) once the server has been quiet for QUIET_MS, so that a burst of creates
+// after a quiet spell starts from a settled index.
+//
+// Quiet means the event loop was busy at most BUSY_UTILIZATION of the time, for QUIET_MS before
+// the first slice and in the short gap before each next one. A slice runs on the event loop and
+// FTS5 bounds it by pages only between terms, so one that copies a common word's doclist can hold
+// the loop for ~100 ms at a million recordings: hence a long quiet spell first, and a stop at the
+// first request that shows up between slices (a request arriving during a slice still waits for it).
 //
 // It replaced a 64-page slice after every 64 index writes (a transaction of its own inside the
-// burst): at 1M recordings creates went from 911-1,219/s to 1,051-1,367/s without it (3 rounds).
+// burst). Creates at 1M recordings, 3 rounds each on one machine: 911-1,219/s with those slices,
+// 1,051-1,367/s without them.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Core } from '../context';
 import type { Worker } from '../server';
 import type { RecordingStore } from '../store/recording-store';
 
-/** Quiet time after the last index write before merging starts. */
-export const IDLE_AFTER_MS = 250;
-/** Pages per slice: a few ms even when the pages must be read from disk. */
+/** How long the server must have been quiet before the first slice. */
+export const QUIET_MS = 2_000;
+/** Pages per slice (FTS5 finishes the term it is copying first, see above). */
 export const SLICE_PAGES = 16;
-/** Look for idleness this often; after a slice that did work, look again sooner. */
+/** Look for quiet this often; after a slice that did work, look again after a short gap. */
 const CHECK_EVERY_MS = 100;
-const AGAIN_AFTER_MS = 2;
-/** Event-loop utilization since the last look above which the server counts as busy. */
+const AGAIN_AFTER_MS = 10;
+/** Event-loop utilization above which the time since the last look was not quiet. */
 export const BUSY_UTILIZATION = 0.25;
 
 export interface IdleSignals {
@@ -47,7 +53,9 @@ function eventLoopSignals(): IdleSignals {
 export class IndexMerger implements Worker {
   /** Merge work may be waiting (unknown at start: a merge may be in progress in the file). */
   private pending = true;
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** Since when the event loop has been quiet at every look (undefined: busy at the last look). */
+  private quietSince: number | undefined;
+  private lastLookAt: number;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
 
@@ -55,17 +63,20 @@ export class IndexMerger implements Worker {
     private readonly core: Core,
     private readonly store: RecordingStore,
     private readonly signals: IdleSignals = eventLoopSignals(),
-  ) {}
+  ) {
+    this.lastLookAt = signals.now();
+  }
 
   /** Text was indexed: merges may be due once the server is quiet. */
   noteWrite(): void {
     this.pending = true;
-    this.lastWriteAt = this.signals.now();
   }
 
   start(): void {
     this.running = true;
     this.signals.utilization();
+    this.lastLookAt = this.signals.now();
+    this.quietSince = undefined;
     this.later(CHECK_EVERY_MS);
   }
 
@@ -76,16 +87,20 @@ export class IndexMerger implements Worker {
   }
 
   /**
-   * One look: merges a slice if work may be waiting and the server is idle. Returns whether a
-   * slice ran and did work. The timer calls it; tests call it directly.
+   * One look: merges a slice if work may be waiting and the server has been quiet long enough.
+   * Returns whether a slice ran and did work. The timer calls it; tests call it directly.
    */
   tick(): boolean {
-    const busy = this.signals.utilization() > BUSY_UTILIZATION;
-    if (!this.pending || busy || this.signals.now() - this.lastWriteAt < IDLE_AFTER_MS) return false;
+    const now = this.signals.now();
+    const quiet = this.signals.utilization() <= BUSY_UTILIZATION;
+    this.quietSince = quiet ? (this.quietSince ?? this.lastLookAt) : undefined;
+    this.lastLookAt = now;
+    if (!this.pending || this.quietSince === undefined || now - this.quietSince < QUIET_MS) return false;
     const worked = this.slice();
     this.pending = worked;
-    // The slice itself is not load: the next look measures only what came after it.
+    // The slice itself is not load: the next look measures only the gap after it.
     this.signals.utilization();
+    this.lastLookAt = this.signals.now();
     return worked;
   }
 

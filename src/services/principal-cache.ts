@@ -6,9 +6,10 @@
 // Why it stays correct: revocation must apply to the very next request (spec "Authentication" 5),
 // also when the admin CLI revokes from another process. Every lookup first asks whether another
 // connection has committed to the file since the last look (SQLite's `PRAGMA data_version`, asked
-// only when the WAL index header moved: src/db/commit-watch.ts); then the whole cache is dropped. This process's own changes to keys and
-// sessions (revoke, logout) drop it too (AuthService calls clear() after their commit). Expiry is
-// checked against the clock on every request by the caller, never cached.
+// only when the WAL index header moved: src/db/commit-watch.ts); if so, the whole cache is
+// dropped. This process's own changes to keys and sessions (revoke, logout) drop it too
+// (AuthService calls clear() after their commit). Expiry is checked against the clock on every
+// request by the caller, never cached.
 import type { Principal } from '../permissions';
 
 export interface CachedCredential {
