@@ -71,6 +71,15 @@ async function sanity(server: Served, baseline: Served, token: string, sampleId:
   }
 }
 
+/** Sends a signal; a process that already exited is not an error of its own (its exit is reported). */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // ESRCH: gone already.
+  }
+}
+
 async function main() {
   const t0 = Date.now();
   log('building dist/reclib.mjs…');
@@ -110,13 +119,24 @@ async function main() {
     // Both processes are pinned to core 0. The one not being measured is stopped (SIGSTOP) for the
     // run, so its background work (reclib's idle-time index merging, checkpoints) never takes the
     // core from the other; it is continued (SIGCONT) right after.
+    // If the bench itself is interrupted meanwhile, both are continued first, so none is left
+    // stopped (a stopped process ignores SIGTERM until continued).
+    const resumeAll = () => {
+      for (const p of [server, baseline]) signal(p.pid, 'SIGCONT');
+    };
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(sig, () => {
+        resumeAll();
+        process.kill(process.pid, sig);
+      });
+    }
     const runOne = async (s: Scenario, seconds: number, tag: string, conns = connections, rate?: number) => {
       const idle = s.target === 'server' ? baseline : server;
-      process.kill(idle.pid, 'SIGSTOP');
+      signal(idle.pid, 'SIGSTOP');
       try {
         return await runMeasured(s, seconds, tag, conns, rate);
       } finally {
-        process.kill(idle.pid, 'SIGCONT');
+        signal(idle.pid, 'SIGCONT');
       }
     };
     const runMeasured = async (s: Scenario, seconds: number, tag: string, conns: number, rate?: number) => {

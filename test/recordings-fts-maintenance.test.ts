@@ -10,7 +10,8 @@ import Database from 'better-sqlite3';
 import { testConfig } from '../src/config';
 import type { Db } from '../src/db/open';
 import { openRuntime } from '../src/runtime';
-import { BUSY_UTILIZATION, IndexMerger, QUIET_MS } from '../src/services/index-merger';
+import { CHECK_EVERY_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION } from '../src/services/index-merger';
+import { startServer } from '../src/server';
 import { RecordingStore } from '../src/store/recording-store';
 import { harness } from './helpers/harness';
 
@@ -34,8 +35,10 @@ describe('FTS upkeep', () => {
     };
     for (let i = 0; i < 200; i++) recordings.create(principal, { type: 'clip', transcript: `words ${i}` }, `t-${i}`);
     assert.equal(slices, 0, 'no slice inside or after the writes');
-    while (recordings.merger.slice()) assert.ok(slices < 1000);
-    assert.ok(slices >= 1, 'the merger finishes what automerge left in progress');
+    let worked = 0;
+    while (recordings.merger.slice() && worked < 1000) worked++;
+    assert.ok(worked >= 1, 'automerge left a merge in progress, which the merger finishes');
+    assert.equal(recordings.merger.slice(), false);
   });
 
   it('merge slices merge levels of 8 segments until nothing is left, then report no work', () => {
@@ -49,7 +52,7 @@ describe('FTS upkeep', () => {
     // One segment per write, up to FTS5's crisismerge (16 segments on a level merge at once).
     assert.ok(before >= 10, `segments left unmerged (${before})`);
     let worked = 0;
-    while (recordings.merger.slice(1)) worked++;
+    while (recordings.merger.slice(1) && worked < 1000) worked++;
     assert.ok(worked >= 1, 'slices did work');
     assert.ok(segments(core.db) < 8, `levels merged (${before} → ${segments(core.db)} segments)`);
     assert.equal(recordings.merger.slice(), false, 'nothing left');
@@ -58,12 +61,12 @@ describe('FTS upkeep', () => {
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
   });
 
-  it('the merger waits for 2 s of quiet, and stops at the first busy look', () => {
+  it('the merger waits for 2 s of quiet, and stops at the first look that saw work or came late', () => {
     const h = harness();
     const { core, recordings } = h.services;
     let now = 0;
     let utilization = 0;
-    const merger = new IndexMerger(core, recordings.store, { now: () => now, utilization: () => utilization });
+    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => utilization } });
     let slices = 0;
     recordings.store.mergeSlice = () => {
       slices++;
@@ -73,43 +76,91 @@ describe('FTS upkeep', () => {
       now += ms;
       return merger.tick();
     };
+    const quietSpell = () => {
+      for (let t = CHECK_EVERY_MS; t < QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS);
+    };
     merger.noteWrite();
-    for (let t = 100; t < QUIET_MS; t += 100) look(100);
+    quietSpell();
     assert.equal(slices, 0, 'quiet, but not for long enough yet');
-    assert.equal(look(100), true);
+    assert.equal(look(CHECK_EVERY_MS), true);
     assert.equal(slices, 1, `quiet for ${QUIET_MS} ms: a slice`);
     look(10);
     assert.equal(slices, 2, 'still quiet in the gap: the next slice');
-    utilization = BUSY_UTILIZATION + 0.01;
+    utilization = QUIET_UTILIZATION + 0.01;
     assert.equal(look(10), false);
-    assert.equal(slices, 2, 'a busy gap stops it');
+    assert.equal(slices, 2, 'a request in the gap stops it');
     utilization = 0;
-    for (let t = 100; t < QUIET_MS; t += 100) look(100);
+    quietSpell();
     assert.equal(slices, 2, 'and it waits for a whole quiet spell again');
-    look(100);
+    look(CHECK_EVERY_MS);
     assert.equal(slices, 3);
+    look(60_000);
+    assert.equal(slices, 3, 'a look a minute late (suspended process, blocked loop) is not quiet');
+    quietSpell();
+    look(CHECK_EVERY_MS);
+    assert.equal(slices, 4);
     recordings.store.mergeSlice = () => {
       slices++;
       return false; // nothing left
     };
     look(10);
     look(10);
-    assert.equal(slices, 4, 'a slice that found nothing to do: none until the next index write');
+    assert.equal(slices, 5, 'a slice that found nothing to do: none until the next index write');
     merger.noteWrite();
     look(10);
-    assert.equal(slices, 5);
+    assert.equal(slices, 6);
+  });
+
+  it('a slice never waits for a write lock held by another process, and the work stays pending', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
+    const services = openRuntime(testConfig({ db: file }));
+    let now = 0;
+    const merger = new IndexMerger(services.core, services.recordings.store, { signals: { now: () => now, utilization: () => 0 } });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const t0 = performance.now();
+    for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) {
+      now += CHECK_EVERY_MS;
+      merger.tick();
+    }
+    assert.ok(performance.now() - t0 < 1_000, 'busy_timeout (5 s) was not waited for');
+    assert.equal(merger.slice(), undefined, 'busy: no slice');
+    assert.equal(services.core.db.pragma('busy_timeout', { simple: true }), 5000, 'busy_timeout restored');
+    other.exec('COMMIT');
+    other.close();
+    let slices = 0;
+    services.recordings.store.mergeSlice = () => {
+      slices++;
+      return false;
+    };
+    for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) {
+      now += CHECK_EVERY_MS;
+      merger.tick();
+    }
+    assert.equal(slices, 1, 'still pending after the busy attempts: tried again after a quiet spell');
+    services.core.db.close();
   });
 
   it('a failing merge slice is skipped (maintenance only)', () => {
     const h = harness();
     const { recordings } = h.services;
     recordings.store.mergeSlice = () => {
-      throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
     };
-    assert.equal(recordings.merger.slice(), false);
+    assert.equal(recordings.merger.slice(), undefined);
   });
 
-  it('started by serve, the merger settles an index left with unmerged levels', async () => {
+  it('serve starts the merger as one of its workers', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
+    const server = await startServer({ ...testConfig({ db: file }), port: 0 }, () => {});
+    try {
+      assert.ok(server.services.workers.includes(server.services.recordings.merger));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('on its real timer and event-loop signals, the merger settles an index left with unmerged levels', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
     const services = openRuntime(testConfig({ db: file }));
     const principal = services.auth.authenticate(services.auth.createKey(services.auth.createAccount('o').id, { name: 'k', permissions: ['recordings:create'] }).secret);
@@ -117,13 +168,14 @@ describe('FTS upkeep', () => {
     for (let i = 0; i < 40; i++) services.recordings.create(principal, { type: 'clip', transcript: `delta ${i}` }, `k-${i}`);
     const before = segments(services.core.db);
     assert.ok(before >= 10, `segments left unmerged (${before})`);
-    services.recordings.merger.start();
+    const merger = new IndexMerger(services.core, services.recordings.store, { quietMs: 300 });
+    merger.start();
     try {
-      const deadline = Date.now() + 15_000;
+      const deadline = Date.now() + 10_000;
       while (segments(services.core.db) >= 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       assert.ok(segments(services.core.db) < 8, `merged in idle time (${before} → ${segments(services.core.db)})`);
     } finally {
-      await services.recordings.merger.stop();
+      await merger.stop();
       services.core.db.close();
     }
   });

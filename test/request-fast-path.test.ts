@@ -75,7 +75,23 @@ describe('the principal cache never outlives a change to the credential', () => 
     other.exec('INSERT INTO t VALUES (1)');
     assert.notEqual(watch.current(), first);
     assert.equal(asked, 3);
-    watch.close();
+  });
+
+  it('a database opened through a symlink is watched at its real file (a stale -shm beside the link is ignored)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-'));
+    const real = path.join(dir, 'real.db');
+    const link = path.join(dir, 'link.db');
+    const server = services(real);
+    server.core.db.close();
+    fs.symlinkSync(real, link);
+    fs.writeFileSync(`${link}-shm`, Buffer.alloc(32_768, 7)); // never changes
+    const viaLink = services(link);
+    const cli = services(real);
+    const account = cli.auth.createAccount('owner');
+    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read'] });
+    assert.equal(viaLink.auth.authenticate(secret).credentialId, key.id);
+    cli.auth.revokeKey(account.id, key.id);
+    assert.throws(() => viaLink.auth.authenticate(secret), /revoked/);
   });
 
   it('an in-memory database (no -shm file) asks data_version on every look', () => {

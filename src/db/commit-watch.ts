@@ -12,6 +12,12 @@
 // Order matters: the header is read BEFORE data_version. A commit landing between the two is then
 // either in the data_version read, or after the stored header, so the next look sees the header
 // differ. A torn read of a header being rewritten also differs, and falls back to data_version.
+//
+// The -shm file is the one beside the REAL database file (SQLite resolves symlinks; a stale
+// "<link>-shm" beside a symlink would never change). Only on Linux and macOS, where a plain read
+// and SQLite's shared mapping see the same page cache; elsewhere data_version every time. The
+// descriptor stays open for the life of the process on purpose: closing any descriptor of a file
+// drops every POSIX lock the process holds on it, SQLite's own locks on the -shm included.
 import fs from 'node:fs';
 import type { Db } from './open';
 
@@ -37,11 +43,18 @@ export class CommitWatch {
     }
   }
 
-  /** For a connection: watches its -shm file when it is a WAL file database. */
+  /** For a connection: watches its -shm file when it is a WAL file database (Linux, macOS). */
   static of(db: Db, dataVersion: () => number): CommitWatch {
-    const wal = !db.memory && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
-    // The connection has read the file by now (migrate), so SQLite has created the -shm file.
-    return new CommitWatch(dataVersion, wal ? `${db.name}-shm` : undefined);
+    const coherent = process.platform === 'linux' || process.platform === 'darwin';
+    const wal = coherent && !db.memory && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+    let shm: string | undefined;
+    try {
+      // The connection has read the file by now (migrate), so SQLite has created the -shm file.
+      if (wal) shm = `${fs.realpathSync(db.name)}-shm`;
+    } catch {
+      shm = undefined;
+    }
+    return new CommitWatch(dataVersion, shm);
   }
 
   /** A number that changes whenever another connection has committed since the previous call. */
@@ -58,11 +71,5 @@ export class CommitWatch {
     if (read === HEADER_BYTES) [this.seen, this.next] = [this.next, this.seen];
     else this.seen.fill(0xff); // unreadable header: never matches a real one, so ask again next time
     return this.version;
-  }
-
-  close(): void {
-    if (this.fd === undefined) return;
-    fs.closeSync(this.fd);
-    this.fd = undefined;
   }
 }

@@ -8,11 +8,13 @@
 // merge, never more) once the server has been quiet for QUIET_MS, so that a burst of creates
 // after a quiet spell starts from a settled index.
 //
-// Quiet means the event loop was busy at most BUSY_UTILIZATION of the time, for QUIET_MS before
-// the first slice and in the short gap before each next one. A slice runs on the event loop and
-// FTS5 bounds it by pages only between terms, so one that copies a common word's doclist can hold
-// the loop for ~100 ms at a million recordings: hence a long quiet spell first, and a stop at the
-// first request that shows up between slices (a request arriving during a slice still waits for it).
+// Quiet means the event loop was busy at most QUIET_UTILIZATION (5%) of the time: over the whole
+// QUIET_MS before the first slice, and in the short gap before each next one, so a request in
+// that gap (a get-by-id is ~0.2 ms of a 10 ms gap) ends the series. A slice runs on the event loop
+// and FTS5 bounds it by pages only between terms, so one that copies a common word's doclist can
+// hold the loop for ~100 ms at a million recordings; a request that arrives during a slice waits
+// for it. A look that comes much later than asked for (the loop was blocked, or the process was
+// suspended) does not count as quiet: nothing was observed.
 //
 // It replaced a 64-page slice after every 64 index writes (a transaction of its own inside the
 // burst). Creates at 1M recordings, 3 rounds each on one machine: 911-1,219/s with those slices,
@@ -27,10 +29,12 @@ export const QUIET_MS = 2_000;
 /** Pages per slice (FTS5 finishes the term it is copying first, see above). */
 export const SLICE_PAGES = 16;
 /** Look for quiet this often; after a slice that did work, look again after a short gap. */
-const CHECK_EVERY_MS = 100;
+export const CHECK_EVERY_MS = 100;
 const AGAIN_AFTER_MS = 10;
-/** Event-loop utilization above which the time since the last look was not quiet. */
-export const BUSY_UTILIZATION = 0.25;
+/** A look this much later than CHECK_EVERY_MS saw nothing (blocked loop, suspended process). */
+const LATE_LOOK_MS = 5 * CHECK_EVERY_MS;
+/** Event-loop utilization up to which the time since the last look counts as quiet. */
+export const QUIET_UTILIZATION = 0.05;
 
 export interface IdleSignals {
   now(): number;
@@ -50,21 +54,31 @@ function eventLoopSignals(): IdleSignals {
   };
 }
 
+export interface MergerOptions {
+  signals?: IdleSignals;
+  /** Quiet time before the first slice (tests shorten it). */
+  quietMs?: number;
+}
+
 export class IndexMerger implements Worker {
   /** Merge work may be waiting (unknown at start: a merge may be in progress in the file). */
   private pending = true;
-  /** Since when the event loop has been quiet at every look (undefined: busy at the last look). */
+  /** Since when the event loop has been quiet at every look (undefined: not quiet at the last look). */
   private quietSince: number | undefined;
   private lastLookAt: number;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
+  private readonly signals: IdleSignals;
+  private readonly quietMs: number;
 
   constructor(
     private readonly core: Core,
     private readonly store: RecordingStore,
-    private readonly signals: IdleSignals = eventLoopSignals(),
+    options: MergerOptions = {},
   ) {
-    this.lastLookAt = signals.now();
+    this.signals = options.signals ?? eventLoopSignals();
+    this.quietMs = options.quietMs ?? QUIET_MS;
+    this.lastLookAt = this.signals.now();
   }
 
   /** Text was indexed: merges may be due once the server is quiet. */
@@ -92,25 +106,37 @@ export class IndexMerger implements Worker {
    */
   tick(): boolean {
     const now = this.signals.now();
-    const quiet = this.signals.utilization() <= BUSY_UTILIZATION;
+    const quiet = this.signals.utilization() <= QUIET_UTILIZATION && now - this.lastLookAt <= LATE_LOOK_MS;
     this.quietSince = quiet ? (this.quietSince ?? this.lastLookAt) : undefined;
     this.lastLookAt = now;
-    if (!this.pending || this.quietSince === undefined || now - this.quietSince < QUIET_MS) return false;
+    if (!this.pending || this.quietSince === undefined || now - this.quietSince < this.quietMs) return false;
     const worked = this.slice();
-    this.pending = worked;
+    // A failed slice (busy database) leaves the work pending and waits for a whole quiet spell.
+    if (worked === undefined) this.quietSince = undefined;
+    else this.pending = worked;
     // The slice itself is not load: the next look measures only the gap after it.
     this.signals.utilization();
     this.lastLookAt = this.signals.now();
-    return worked;
+    return worked === true;
   }
 
-  /** One bounded merge slice in a transaction of its own; whether FTS5 did any work. */
-  slice(pages = SLICE_PAGES): boolean {
+  /**
+   * One bounded merge slice in a transaction of its own: whether FTS5 did any work, or undefined
+   * when it could not run. It never waits for the write lock (busy_timeout 0 for the slice):
+   * another process writing means the server is not idle, and waiting would block the event loop.
+   */
+  slice(pages = SLICE_PAGES): boolean | undefined {
+    const db = this.core.db;
+    let timeout: number | undefined;
     try {
+      timeout = db.pragma('busy_timeout', { simple: true }) as number;
+      db.pragma('busy_timeout = 0');
       return this.core.writer.write(() => this.store.mergeSlice(pages));
     } catch {
-      // Maintenance only: a busy or failing database skips this slice; the next look tries again.
-      return false;
+      // Maintenance only: a busy, failing or closed database skips this slice.
+      return undefined;
+    } finally {
+      if (timeout !== undefined && db.open) db.pragma(`busy_timeout = ${timeout}`);
     }
   }
 
