@@ -27,35 +27,33 @@ function services(file: string, clock = new FakeClock()) {
 }
 
 describe('the principal cache never outlives a change to the credential', () => {
-  it('a key revoked by ANOTHER connection (the CLI) is refused on the very next request', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
-    const server = services(file);
-    const cli = services(file);
+  /** A key made by `cli` and validated (so cached) by `server`, then revoked by `cli`, after `between`. */
+  function revokedElsewhere(server: ReturnType<typeof services>, cli: ReturnType<typeof services>, between = () => {}) {
     const account = cli.auth.createAccount('owner');
     const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read'] });
     assert.equal(server.auth.authenticate(secret).credentialId, key.id);
     assert.equal(server.auth.authenticate(secret).credentialId, key.id, 'served from the cache');
+    between();
     cli.auth.revokeKey(account.id, key.id);
     assert.throws(() => server.auth.authenticate(secret), /revoked/);
+  }
+  const tempDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
+
+  it('a key revoked by ANOTHER connection (the CLI) is refused on the very next request', () => {
+    const file = tempDb();
+    revokedElsewhere(services(file), services(file));
   });
 
   it('a key revoked by another connection right after that connection restarted the WAL is refused', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
-    const server = services(file);
+    const file = tempDb();
     const cli = services(file);
-    const account = cli.auth.createAccount('owner');
-    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read'] });
-    assert.equal(server.auth.authenticate(secret).credentialId, key.id);
     // TRUNCATE empties the WAL, so the next commit starts it over with new salts and frame 1: the
     // wal-index header is rewritten from scratch rather than moved on.
-    cli.core.db.pragma('wal_checkpoint(TRUNCATE)');
-    assert.equal(server.auth.authenticate(secret).credentialId, key.id);
-    cli.auth.revokeKey(account.id, key.id);
-    assert.throws(() => server.auth.authenticate(secret), /revoked/);
+    revokedElsewhere(services(file), cli, () => cli.core.db.pragma('wal_checkpoint(TRUNCATE)'));
   });
 
   it('between commits the cache is checked without asking SQLite for data_version', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
+    const file = tempDb();
     const db = openDatabase(file);
     let asked = 0;
     const pragma = db.prepare<[], number>('PRAGMA data_version').pluck();
@@ -78,20 +76,12 @@ describe('the principal cache never outlives a change to the credential', () => 
   });
 
   it('a database opened through a symlink is watched at its real file (a stale -shm beside the link is ignored)', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-'));
-    const real = path.join(dir, 'real.db');
-    const link = path.join(dir, 'link.db');
-    const server = services(real);
-    server.core.db.close();
+    const real = tempDb();
+    const link = path.join(path.dirname(real), 'link.db');
+    services(real).core.db.close();
     fs.symlinkSync(real, link);
     fs.writeFileSync(`${link}-shm`, Buffer.alloc(32_768, 7)); // never changes
-    const viaLink = services(link);
-    const cli = services(real);
-    const account = cli.auth.createAccount('owner');
-    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read'] });
-    assert.equal(viaLink.auth.authenticate(secret).credentialId, key.id);
-    cli.auth.revokeKey(account.id, key.id);
-    assert.throws(() => viaLink.auth.authenticate(secret), /revoked/);
+    revokedElsewhere(services(link), services(real));
   });
 
   it('an in-memory database (no -shm file) asks data_version on every look', () => {
