@@ -41,6 +41,10 @@ describe('FTS upkeep', () => {
     assert.equal(recordings.merger.slice(), false);
   });
 
+  it('on an empty index a merge slice reports no work', () => {
+    assert.equal(harness().services.recordings.merger.slice(), false);
+  });
+
   it('merge slices merge levels of 8 segments until nothing is left, then report no work', () => {
     const h = harness();
     const { recordings, core } = h.services;

@@ -2,12 +2,12 @@
 // SHA-256 is stored; passwords use scrypt.
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Core } from '../context';
+import { CommitWatch } from '../db/commit-watch';
 import { AppError, invalid, notFound } from '../errors';
 import { newId, newSecret, sha256Hex } from '../ids';
 import { isPermission, type Permission, type Principal } from '../permissions';
 import { AuthStore, type AccountRow, type KeyRow } from '../store/auth-store';
 import { PrincipalCache, type CachedCredential } from './principal-cache';
-import { CommitWatch } from '../db/commit-watch';
 
 export const MAX_ACTIVE_KEYS = 50;
 export const DEFAULT_KEY_DAYS = 90;

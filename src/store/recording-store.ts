@@ -113,8 +113,9 @@ export class RecordingStore {
   }
   /**
    * Merges up to `pages` pages of index segments (levels of usermerge segments, or a merge in
-   * progress); whether FTS5 did any work. It writes at least two rows when it does (FTS5's 'merge'
-   * documentation: compare sqlite3_total_changes() before and after), none when nothing was due.
+   * progress); whether FTS5 did any work. The 'merge' statement itself counts one change in
+   * sqlite3_total_changes(); a merge that did work also wrote segment pages and the structure
+   * record, so two or more means work was done (tested against a settled and an empty index).
    */
   mergeSlice(pages: number): boolean {
     const before = this.s.totalChanges.get()!;
