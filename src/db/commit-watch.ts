@@ -6,9 +6,9 @@
 // (the server's CPU profile showed 10 µs against 5.9 µs per get-by-id, but a sampling profiler's
 // split of syscall time is not to be trusted). In WAL mode every commit, from any connection,
 // rewrites the wal-index header: the first 48 bytes of the -shm file, which SQLite maps shared, so
-// a plain read sees it (https://sqlite.org/walformat.html: iChange is incremented and mxFrame moves on each
-// transaction). So the header is read first (one pread, ~1 µs) and data_version is asked only when
-// the header differs from the one seen last time, i.e. after some commit, ours or another's.
+// a plain read sees it (https://sqlite.org/walformat.html: iChange is incremented and mxFrame
+// moves on each transaction). So the header is read first (one pread, ~1 µs) and data_version is
+// asked only when the header differs from the one seen last time: after some commit, ours or not.
 //
 // Order matters: the header is read BEFORE data_version. A commit landing between the two is then
 // either in the data_version read, or after the stored header, so the next look sees the header
