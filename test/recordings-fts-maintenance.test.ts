@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { testConfig } from '../src/config';
-import type { Db } from '../src/db/open';
+import { BUSY_TIMEOUT_MS, type Db } from '../src/db/open';
 import { openRuntime } from '../src/runtime';
-import { CHECK_EVERY_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION } from '../src/services/index-merger';
+import { CHECK_EVERY_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES } from '../src/services/index-merger';
 import { startServer } from '../src/server';
 import { RecordingStore } from '../src/store/recording-store';
 import { harness } from './helpers/harness';
@@ -39,6 +39,26 @@ describe('FTS upkeep', () => {
     while (recordings.merger.slice() && worked < 1000) worked++;
     assert.ok(worked >= 1, 'automerge left a merge in progress, which the merger finishes');
     assert.equal(recordings.merger.slice(), false);
+  });
+
+  it('maintenance is bounded merge slices (16 pages), never a blocking optimize', () => {
+    const h = harness();
+    const { core, recordings } = h.services;
+    let now = 0;
+    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => 0 } });
+    const pages: number[] = [];
+    const original = recordings.store.mergeSlice.bind(recordings.store);
+    recordings.store.mergeSlice = (n: number) => {
+      pages.push(n);
+      return original(n);
+    };
+    for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) {
+      now += CHECK_EVERY_MS;
+      merger.tick();
+    }
+    assert.deepEqual(pages, [SLICE_PAGES]);
+    assert.match(RecordingStore.MERGE_SQL, /'merge', \?/);
+    assert.doesNotMatch(RecordingStore.MERGE_SQL, /optimize/);
   });
 
   it('on an empty index a merge slice reports no work', () => {
@@ -129,7 +149,7 @@ describe('FTS upkeep', () => {
     }
     assert.ok(performance.now() - t0 < 1_000, 'busy_timeout (5 s) was not waited for');
     assert.equal(merger.slice(), undefined, 'busy: no slice');
-    assert.equal(services.core.db.pragma('busy_timeout', { simple: true }), 5000, 'busy_timeout restored');
+    assert.equal(services.core.db.pragma('busy_timeout', { simple: true }), BUSY_TIMEOUT_MS, 'busy_timeout restored');
     other.exec('COMMIT');
     other.close();
     let slices = 0;

@@ -10,6 +10,9 @@ export type Db = Database.Database;
 /** WAL pages after which a commit checkpoints (see below; `serve` moves this to a worker, src/db/checkpointer.ts). */
 export const WAL_AUTOCHECKPOINT = 10_000;
 
+/** How long a connection waits for another connection's lock (PRAGMA busy_timeout), in ms. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
 /** SQLite page cache per connection, in KiB when negative (PRAGMA cache_size). */
 export const CACHE_SIZE = -65_536;
 
@@ -17,7 +20,7 @@ export function openDatabase(file: string): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const db = new Database(file);
   // busy_timeout first: switching to WAL itself needs a lock another process may hold.
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   // NORMAL in WAL mode: a commit is durable against a process crash (kill -9); only an OS crash

@@ -13,7 +13,7 @@
 // beforeCommit hooks run last inside every transaction (after fn, or after every member of a
 // group, outside their savepoints): work that is cheaper once per transaction than once per row,
 // such as writing the rows noted in recordings_fts_pending to the FTS index in one statement.
-import type { Db } from './open';
+import { BUSY_TIMEOUT_MS, type Db } from './open';
 
 /** At most this many requests share one transaction (bounds the time the event loop is held). */
 export const MAX_GROUP = 64;
@@ -67,6 +67,21 @@ export class Writer {
     }
     for (const hook of hooks) hook();
     return result;
+  }
+
+  /**
+   * Runs fn like write(), but fails at once with SQLITE_BUSY instead of waiting busy_timeout when
+   * another connection holds the write lock: for optional work (index maintenance) that must not
+   * block the event loop. Inside a transaction it joins it, as write() does.
+   */
+  writeNow<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    this.db.pragma('busy_timeout = 0');
+    try {
+      return this.write(fn);
+    } finally {
+      if (this.db.open) this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   /**

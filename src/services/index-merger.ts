@@ -88,8 +88,7 @@ export class IndexMerger implements Worker {
 
   start(): void {
     this.running = true;
-    this.signals.utilization();
-    this.lastLookAt = this.signals.now();
+    this.startLook();
     this.quietSince = undefined;
     this.later(CHECK_EVERY_MS);
   }
@@ -115,28 +114,27 @@ export class IndexMerger implements Worker {
     if (worked === undefined) this.quietSince = undefined;
     else this.pending = worked;
     // The slice itself is not load: the next look measures only the gap after it.
+    this.startLook();
+    return worked === true;
+  }
+
+  /** The next look measures the event loop from now on. */
+  private startLook(): void {
     this.signals.utilization();
     this.lastLookAt = this.signals.now();
-    return worked === true;
   }
 
   /**
    * One bounded merge slice in a transaction of its own: whether FTS5 did any work, or undefined
-   * when it could not run. It never waits for the write lock (busy_timeout 0 for the slice):
-   * another process writing means the server is not idle, and waiting would block the event loop.
+   * when it could not run. It never waits for the write lock (Writer.writeNow): another process
+   * writing means the server is not idle, and waiting would block the event loop.
    */
   slice(pages = SLICE_PAGES): boolean | undefined {
-    const db = this.core.db;
-    let timeout: number | undefined;
     try {
-      timeout = db.pragma('busy_timeout', { simple: true }) as number;
-      db.pragma('busy_timeout = 0');
-      return this.core.writer.write(() => this.store.mergeSlice(pages));
+      return this.core.writer.writeNow(() => this.store.mergeSlice(pages));
     } catch {
       // Maintenance only: a busy, failing or closed database skips this slice.
       return undefined;
-    } finally {
-      if (timeout !== undefined && db.open) db.pragma(`busy_timeout = ${timeout}`);
     }
   }
 

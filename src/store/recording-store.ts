@@ -14,6 +14,9 @@ export class RecordingStore {
     SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.seq = p.seq
     WHERE r.deleted_at IS NULL AND (r.title <> '' OR r.transcript <> '')`;
 
+  /** A bounded slice of segment merging: about N pages ('merge'; never 'optimize', which rewrites the whole index in one transaction). */
+  static readonly MERGE_SQL = "INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('merge', ?)";
+
   private readonly s;
   /** insert() or save() ran since the last flushIndex() (a rolled-back write only costs a look). */
   private wrote = false;
@@ -46,9 +49,7 @@ export class RecordingStore {
       keyInsert: db.prepare<[string, string, number, number]>(
         'INSERT INTO recording_keys (integration_id, key, recording_seq, created_at) VALUES (?, ?, ?, ?)',
       ),
-      // A bounded slice of FTS5 segment merging (never 'optimize', which rewrites the whole index
-      // in one transaction).
-      merge: db.prepare<[number]>("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('merge', ?)"),
+      merge: db.prepare<[number]>(RecordingStore.MERGE_SQL),
       totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
       anyPending: db.prepare('SELECT 1 FROM recordings_fts_pending LIMIT 1').pluck(),
       indexPending: db.prepare(RecordingStore.INDEX_PENDING_SQL),

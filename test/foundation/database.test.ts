@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { testConfig } from '../../src/config';
 import { SCHEMA_VERSION } from '../../src/db/migrate';
-import { openDatabase } from '../../src/db/open';
+import { BUSY_TIMEOUT_MS, openDatabase } from '../../src/db/open';
 import { Writer } from '../../src/db/writer';
 import { createApp } from '../../src/http/app';
 import { openRuntime } from '../../src/runtime';
@@ -166,6 +166,23 @@ describe('every write is one BEGIN IMMEDIATE transaction', () => {
     });
     await other.exited;
     assert.deepEqual(db.prepare('SELECT id FROM accounts ORDER BY id').pluck().all(), ['acc_mine', 'acc_other']);
+    db.close();
+  });
+
+  it('Writer.writeNow fails at once on another connection\'s write lock, then waits busy_timeout again', () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    const writer = new Writer(db);
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const t0 = performance.now();
+    assert.throws(() => writer.writeNow(() => insertAccount(db, 'acc_now')), (e: { code?: string }) => e.code === 'SQLITE_BUSY');
+    assert.ok(performance.now() - t0 < 1_000, 'no wait for the lock');
+    assert.equal(db.pragma('busy_timeout', { simple: true }), BUSY_TIMEOUT_MS);
+    other.exec('COMMIT');
+    other.close();
+    writer.writeNow(() => insertAccount(db, 'acc_now'));
+    assert.deepEqual(db.prepare('SELECT id FROM accounts').pluck().all(), ['acc_now']);
     db.close();
   });
 
