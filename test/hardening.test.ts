@@ -118,7 +118,7 @@ function rawExchange(port: number, request: string): Promise<{ status: number; h
 }
 
 describe('requests refused before the app runs still get the envelope and X-Request-Id', () => {
-  it('parser and adapter refusals: unknown method, bad header, bad lengths and chunks, huge headers, missing or bad Host, backslash path', async () => {
+  it('parser and adapter refusals: unknown method, bad header, bad lengths and chunks, huge headers, missing or bad Host, backslash path, CONNECT', async () => {
     const h = harness();
     const server = createNodeServer(h.app.fetch, '127.0.0.1');
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -134,6 +134,8 @@ describe('requests refused before the app runs still get the envelope and X-Requ
         ['HTTP/1.1 without Host', `GET /healthz HTTP/1.1\r\n${end}`, 400, /Host/],
         ['invalid Host', `GET /healthz HTTP/1.1\r\nHost: [::1\r\n${end}`, 400, /host/i],
         ['backslash in the path', `GET /api/v2/recordings/a\\b HTTP/1.1\r\nHost: x\r\n${end}`, 400, /path/i],
+        // Node closes a CONNECT without writing anything unless the server listens for it.
+        ['CONNECT', `CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n`, 400, /CONNECT/],
       ];
       for (const [what, request, status, mentions] of cases) {
         const res = await rawExchange(port, request);
@@ -145,6 +147,46 @@ describe('requests refused before the app runs still get the envelope and X-Requ
       // The same server answers well-formed requests as before, HTTP/1.0 without Host included.
       assert.equal((await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\n${end}`)).status, 200);
       assert.equal((await rawExchange(port, 'GET /healthz HTTP/1.0\r\n\r\n')).status, 200);
+      // An expectation other than 100-continue is ignored (Node alone answers a bare 417).
+      const expecting = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n${end}`);
+      assert.equal(expecting.status, 200);
+      assert.deepEqual(expecting.json, { status: 'ok' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('a client that goes away in the middle of its body', () => {
+  it('is answered 400 (for nobody), logs no internal error and saves nothing', async () => {
+    const h = harness();
+    const key = h.key();
+    const answers: Array<Promise<Response>> = [];
+    let answered = () => {};
+    const first = new Promise<void>((resolve) => (answered = resolve));
+    // The adapter passes the Node request as a second argument: forward everything.
+    const fetch = (...args: Parameters<typeof h.app.fetch>) => {
+      answers.push(Promise.resolve(h.app.fetch(...args)));
+      answered();
+      return answers.at(-1)!;
+    };
+    const server = createNodeServer(fetch as (request: Request) => Promise<Response>, '127.0.0.1');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `POST /api/v2/recordings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nIdempotency-Key: gone-1\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"type":"clip"}',
+      );
+      await first;
+      socket.destroy();
+      const res = await answers[0]!;
+      assert.equal(res.status, 400);
+      assert.match(((await res.json()) as { error: { message: string } }).error.message, /closed the connection/);
+      assert.deepEqual(h.errors, []);
+      assert.equal((await h.req('GET', '/api/v2/recordings', { token: key })).json.recordings.length, 0);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

@@ -5,6 +5,7 @@
 // without either. Tests through app.request() have no Node request and take the WHATWG path.
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
+import { invalid } from '../errors';
 
 /** The Node request behind c, on the node server (the adapter passes it as env.incoming). */
 export const nodeRequest = (c: Context): IncomingMessage | undefined => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
@@ -36,7 +37,7 @@ export function readNodeBody(incoming: IncomingMessage, max: number, tooLarge: (
     const chunks: Buffer[] = [];
     let size = 0;
     const finish = (error: Error | undefined) => {
-      incoming.off('data', onData).off('end', onEnd).off('error', finish).off('close', onClose);
+      incoming.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
       if (error) reject(error);
       else resolve(Buffer.concat(chunks, size));
     };
@@ -48,7 +49,9 @@ export function readNodeBody(incoming: IncomingMessage, max: number, tooLarge: (
       } else chunks.push(chunk);
     };
     const onEnd = () => finish(undefined);
-    const onClose = () => finish(new Error('the client closed the connection before the request body was complete'));
-    incoming.on('data', onData).once('end', onEnd).once('error', finish).once('close', onClose);
+    // The client went away (an abort is 'error' ECONNRESET, then 'close'): its fault, not ours, so
+    // a 400 that nobody will read, and no "internal error" in the log.
+    const onClose = () => finish(invalid('the client closed the connection before the request body was complete'));
+    incoming.on('data', onData).once('end', onEnd).once('error', onClose).once('close', onClose);
   });
 }

@@ -2,9 +2,13 @@
 // malformed request lines and headers (an unknown method, a bad header name, a bad chunk, headers
 // over 16 KB), and the adapter refuses an invalid Host or a backslash in the path. By default
 // both answer a bare 400/431 with no body and no X-Request-Id; here they get the same error
-// envelope and request id as every other answer (CONTRACT §4).
+// envelope and request id as every other answer (CONTRACT §4). Node would also close a CONNECT
+// without a word and answer a bare 417 to an Expect other than 100-continue: CONNECT gets the
+// envelope too, and an unknown expectation is ignored (RFC 9110 §10.1.1 allows either), so the
+// request is served as if the header were absent.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { errorStatus, type ErrorCode } from '../errors';
 import { newId } from '../ids';
@@ -43,7 +47,11 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const [code, message] = describe(err.code);
+  answerOnSocket(socket, ...describe(err.code));
+}
+
+/** Writes an error answer straight to the socket and closes it (no ServerResponse exists here). */
+function answerOnSocket(socket: Duplex, code: ErrorCode, message: string): void {
   const status = errorStatus[code];
   const body = envelope(code, message);
   socket.end(
@@ -75,7 +83,7 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
     errorHandler: (e) => errorAnswer(adapterMessage(e instanceof Error ? e.message : '')),
   });
   // Node would answer a Host-less HTTP/1.1 request itself (bare 400); this does it with the envelope.
-  const server = createServer({ requireHostHeader: false }, (req: IncomingMessage, res: ServerResponse) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     if (req.httpVersion === '1.1' && !req.headers.host) {
       const body = envelope('invalid_request', 'Host header is required (HTTP/1.1)');
       res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': newId('req'), connection: 'close' });
@@ -83,7 +91,13 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
       return;
     }
     void listener(req, res);
-  });
+  };
+  const server = createServer({ requireHostHeader: false }, onRequest);
   server.on('clientError', onClientError);
+  server.on('checkExpectation', onRequest);
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    answerOnSocket(socket, 'invalid_request', 'CONNECT is not supported (this is not a proxy): use GET, POST, PUT, PATCH or DELETE');
+  });
   return server;
 }
