@@ -30,6 +30,8 @@ describe('manual delivery', () => {
     assertError(await send(h, r.id, { webhookId: wh, expectedRevision: 1 }, 'k'.repeat(129)), 400, 'invalid_request', 'Idempotency-Key');
     assertError(await send(h, r.id, { webhookId: wh, expectedRevision: 1 }, 'k', h.key()), 403, 'session_required');
     assertError(await send(h, r.id, { webhookId: wh }), 400, 'invalid_request', 'expectedRevision');
+    // Not a revision any recording can have (beyond 2^53 a number is not exact): invalid, not stale.
+    assertError(await send(h, r.id, { webhookId: wh, expectedRevision: 1e300 }), 400, 'invalid_request', 'expectedRevision');
   });
 
   it('sends event manual_…, type recording.manual, in text mode without command, skipping rules and ignoring events; not in the feed', async () => {
@@ -71,7 +73,7 @@ describe('manual delivery', () => {
     assertError(await send(h, r.id, { webhookId: wh, expectedRevision: 3 }, 'e'), 410, 'gone');
   });
 
-  it('the same key and selection returns the same delivery (safe after a network failure); another selection gives 409 idempotency_conflict', async () => {
+  it('the same key and selection returns the same delivery (safe after a network failure); another selection gives 409 idempotency_conflict; after a delete 410', async () => {
     const h = harness({ webhookAllow: '127.0.0.1' });
     const wh = await subscribe(h, { url: 'http://127.0.0.1:9/h', payloadMode: 'text', events: ['recording.created'] });
     const r = await v1Created(h, h.session, { kind: 'clip', transcript: 'x' });
@@ -83,6 +85,9 @@ describe('manual delivery', () => {
     assert.equal(again.json.delivery.id, first.json.delivery.id);
     assert.equal(h.services.webhooks.deliveries.forRecording(h.accountId, r.id).filter((d) => d.kind === 'manual').length, 1);
     assertError(await send(h, r.id, { webhookId: wh, expectedRevision: 2 }, 'retry-me'), 409, 'idempotency_conflict');
+    // Once the recording is deleted, the retry answers 410 like any other access to it.
+    await v1Delete(h, h.session, r.id, 2);
+    assertError(await send(h, r.id, { webhookId: wh, expectedRevision: 1 }, 'retry-me'), 410, 'gone');
   });
 
   it('a pending capture the app has not saved has nothing to send (409 not_editable)', async () => {

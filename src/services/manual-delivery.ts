@@ -6,7 +6,7 @@
 // manual_…, its type recording.manual, and it is not added to the event feed. The Idempotency-Key
 // (per account) makes a retry after a network failure safe: the same key with the same selection
 // (recording, subscription, revision) returns the delivery made the first time, even after the
-// recording changed; with another selection it is 409 idempotency_conflict.
+// recording changed (once it is deleted: 410); with another selection it is 409 idempotency_conflict.
 import type { Core } from '../context';
 import { AppError, invalid } from '../errors';
 import { newId } from '../ids';
@@ -63,6 +63,8 @@ export class ManualDeliveryService {
       if (earlier) {
         const same = earlier.kind === 'manual' && earlier.recording_id === recordingId && earlier.webhook_id === input.webhookId && earlier.revision === input.expectedRevision;
         if (!same) throw new AppError('idempotency_conflict', 'Idempotency-Key was already used for another manual send; use a new key for a new send');
+        // A deleted recording answers 410 to a retried send, as to a retried create.
+        this.recordings.get(principal, recordingId);
         return { delivery: this.json(earlier), replayed: true };
       }
       const row = this.recordings.get(principal, recordingId);

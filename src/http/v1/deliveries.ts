@@ -41,7 +41,7 @@ const EvaluationSchema = v.object({
 
 const ManualBody = v.strictObject({
   webhookId: Id,
-  expectedRevision: v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.description('The revision to send; a stale one gives 409 revision_conflict')),
+  expectedRevision: v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.maxValue(Number.MAX_SAFE_INTEGER, 'must be at most 9007199254740991'), v.description('The revision to send; a stale one gives 409 revision_conflict')),
 });
 
 export function registerDeliveriesV1(r: ApiRouter, deps: HttpDeps): void {
