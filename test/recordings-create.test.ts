@@ -165,12 +165,20 @@ describe('POST /recordings validates', () => {
     assert.deepEqual((await created(h, token, { type: 'clip', audio: [] })).audio, []);
   });
 
-  for (const bad of ['/data/a.m4a', 'https://cdn.example/a.m4a', 'file:a.m4a', 'data:audio/mp4;base64,AAAA', 'C:\\a.m4a', '../a', '', 'x'.repeat(257)]) {
+  const urls = ['sftp:files.example.com:recordings:a.m4a', 'SMB:nas:share:a.m4a', 'rtsp:cam.local:554', 'ipfs:QmXoypiz', 'javascript:void', 'C:a.m4a'];
+  for (const bad of ['/data/a.m4a', 'https://cdn.example/a.m4a', 'file:a.m4a', 'data:audio/mp4;base64,AAAA', 'C:\\a.m4a', '../a', '', 'x'.repeat(257), ...urls]) {
     it(`an audio id that is a path, URL or bytes is 400: ${JSON.stringify(bad.slice(0, 30))}`, async () => {
       const h = harness();
       assertError(await create(h, h.key(), { type: 'memo', audio: [{ clientId: 'phone', fileId: bad }] }), 400, 'invalid_request', 'fileId');
     });
   }
+
+  it('an opaque id with a colon that is no URL scheme or drive letter is kept as sent', async () => {
+    const h = harness();
+    const ids = ['ios:F3A9', 'rec-2024-05-01T10:00:00', 'urn:uuid:123e4567-e89b-12d3-a456-426614174000', 'ab:1'];
+    const audio = ids.map((fileId) => ({ clientId: 'phone:7', fileId }));
+    assert.deepEqual((await created(h, h.key(), { type: 'memo', audio })).audio.map((a: { fileId: string }) => a.fileId), ids);
+  });
 
   it('audio bytes or extra fields in a reference are 400', async () => {
     const h = harness();

@@ -41,15 +41,24 @@ export const IMMUTABLE_FIELDS = ['type', 'audio', 'recordedAt', 'externalId', 'd
 export const MAX_AUDIO_REFS = 100;
 
 const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-// The id pattern already excludes "/", so paths and most URLs fail it; these schemes can be written
-// without a slash and are refused by name.
-const URL_SCHEME = /^(https?|file|content|data|blob|ftp|s3|gs|wss?):/i;
+// The id pattern already excludes slashes and backslashes, so paths and most URLs fail it. It lets
+// through "scheme:rest" without a slash, which is also the shape of many honest opaque ids
+// ("ios:F3A9", "rec-2024-05-01T10:00"). So the schemes that locate or fetch a file (or run
+// script) are refused by name, as is a Windows drive letter ("C:a.m4a"); names (urn:, tel:) pass.
+const URL_SCHEMES = [
+  'http', 'https', 'ws', 'wss', 'file', 'content', 'data', 'blob', 'filesystem',
+  'ftp', 'ftps', 'sftp', 'scp', 'tftp', 'ssh', 'smb', 'cifs', 'nfs', 'afp', 'dav', 'davs', 'webdav', 'webdavs',
+  'rtsp', 'rtsps', 'rtmp', 'rtmps', 'rtp', 'mms', 'icecast', 'shoutcast',
+  's3', 'gs', 'az', 'abfs', 'abfss', 'wasb', 'wasbs', 'hdfs', 'ipfs', 'ipns', 'magnet', 'git',
+  'ph', 'assets-library', 'ipod-library', 'javascript', 'vbscript',
+];
+const URL_SCHEME = new RegExp(`^(?:[a-z]|${URL_SCHEMES.join('|')}):`, 'i');
 
 export function checkOpaqueId(where: string, value: string): void {
   if (value.length < 1 || value.length > 256 || !OPAQUE_ID.test(value)) {
     throw invalid(`${where}: must be an opaque id of 1-256 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$ (no paths, URLs or audio bytes)`);
   }
-  if (URL_SCHEME.test(value)) throw invalid(`${where}: must be an opaque id, not a URL`);
+  if (URL_SCHEME.test(value)) throw invalid(`${where}: must be an opaque id, not a URL or a path`);
 }
 
 export function checkRecordedAt(where: string, value: number): void {
