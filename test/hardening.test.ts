@@ -89,6 +89,22 @@ describe('query parameters: each given once, only the declared ones', () => {
     assert.equal((await h.req('GET', '/api/v1/input-mappings?deviceId=ring-1', { token: key })).status, 200);
     assertInvalid(await h.req('GET', '/api/v2/events?%00=1', { token: key }), 'query."\\u0000"');
   });
+
+  it('a value whose percent-escapes are not UTF-8 (%FF, %zz) is a 400 naming it, not a search for "ff"', async () => {
+    const h = harness();
+    const key = h.key();
+    await memo(h, key);
+    for (const path of ['/api/v2/recordings?q=%FF', '/api/v2/recordings?q=kept%zz', '/api/v1/recordings?q=%E2%82', '/api/v2/events?cursor=%FF']) {
+      const res = await h.req('GET', path, { token: key });
+      assertInvalid(res, `query.${/[?&](\w+)=/.exec(path)?.[1]}`);
+      assert.match(res.json.error.message, /percent-escape/);
+    }
+    // Well-formed escapes, "+" and a literal "%25" still decode as before.
+    for (const q of ['k%C3%A9pt', 'kept+x', 'kept', '%25']) {
+      assert.equal((await h.req('GET', `/api/v2/recordings?q=${q}`, { token: key })).status, 200, q);
+    }
+    assert.equal((await h.req('GET', '/api/v2/recordings?q=kep', { token: key })).json.recordings.length, 1);
+  });
 });
 
 /** One raw HTTP/1.1 exchange: the bytes as written, the answer as parsed. */

@@ -91,7 +91,33 @@ export function singleQuery(c: Context, schema: Schema): Record<string, string> 
     }
     if (values.length > 1) throw invalid(`query.${queryName(name)}: given ${values.length} times; send it once`);
   }
+  checkEscapes(c.req.url);
   return c.req.query();
+}
+
+/**
+ * Hono keeps a value whose percent-escapes do not decode (`q=%FF`, `q=%zz`) as the raw text, so a
+ * search would run for "ff": another query than the one sent. Such a value is a 400 instead.
+ */
+function checkEscapes(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0 || !url.includes('%', start)) return;
+  for (const pair of url.slice(start + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    if (!value.includes('%')) continue;
+    try {
+      decodeURIComponent(value);
+    } catch {
+      let name = eq < 0 ? pair : pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // The name is malformed too: quoted as sent.
+      }
+      throw invalid(`query.${queryName(name)}: holds a malformed percent-escape (%FF or %zz are not UTF-8 text); percent-encode the UTF-8 bytes of the value`);
+    }
+  }
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
