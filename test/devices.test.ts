@@ -112,9 +112,11 @@ describe('PATCH /devices/{id}/settings', () => {
     }
   });
 
-  it('without If-Match gives 428 precondition_required', async () => {
+  it('without If-Match gives 428 precondition_required (an unknown device 404)', async () => {
     const h = setup();
     assertError(await patch(h, 'ring-1', { hold: 'memo' }, undefined), 428, 'precondition_required', 'If-Match');
+    // An unknown device is 404 with or without it: no If-Match could make that write succeed.
+    assertError(await patch(h, 'ring-9', { hold: 'memo' }, undefined), 404, 'not_found');
   });
 
   it('a stale If-Match gives 412 precondition_failed and changes nothing', async () => {

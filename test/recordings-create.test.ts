@@ -177,7 +177,8 @@ describe('POST /recordings validates', () => {
     const h = harness();
     const ids = ['ios:F3A9', 'rec-2024-05-01T10:00:00', 'urn:uuid:123e4567-e89b-12d3-a456-426614174000', 'ab:1'];
     const audio = ids.map((fileId) => ({ clientId: 'phone:7', fileId }));
-    assert.deepEqual((await created(h, h.key(), { type: 'memo', audio })).audio.map((a: { fileId: string }) => a.fileId), ids);
+    const stored = (await created(h, h.key(), { type: 'memo', audio })).audio as Array<{ fileId: string }>;
+    assert.deepEqual(stored.map((a) => a.fileId), ids);
   });
 
   it('audio bytes or extra fields in a reference are 400', async () => {

@@ -147,7 +147,7 @@ describe('DELETE /recordings/{id}', () => {
     assertError(await create(h, token, { type: 'clip', transcript: 'bye' }, 'del-key'), 410, 'gone');
   });
 
-  it('without If-Match gives 428, with a stale one 412', async () => {
+  it('without If-Match gives 428 (404/410 for an unknown or deleted recording), with a stale one 412', async () => {
     const h = harness();
     const token = h.key();
     const rec = await created(h, token, { type: 'clip' });
@@ -155,6 +155,11 @@ describe('DELETE /recordings/{id}', () => {
     await patch(h, token, rec.id, { title: 'x' }, '1');
     assertError(await remove(h, token, rec.id, '1'), 412, 'precondition_failed');
     assert.equal((await remove(h, token, rec.id, '2')).status, 204);
+    // Once deleted (or never there), no If-Match could help: 410 / 404 come before 428.
+    assertError(await remove(h, token, rec.id), 410, 'gone');
+    assertError(await patch(h, token, rec.id, { title: 'y' }), 410, 'gone');
+    assertError(await remove(h, token, 'rec_nope'), 404, 'not_found');
+    assertError(await patch(h, token, 'rec_nope', { title: 'y' }), 404, 'not_found');
   });
 
   it('erases title, transcript, summary and audio from the table and the search index', async () => {

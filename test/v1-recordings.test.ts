@@ -211,6 +211,10 @@ describe('v1 getRecording, updateRecording, deleteRecording', () => {
     assert.deepEqual(res.json, { recording: { id: r.id, revision: 2 } });
     assertError(await v1Get(h, key, r.id), 410, 'gone');
     assertError(await v1Put(h, key, r.id, { title: 'x' }, 2), 410, 'gone');
+    // Without If-Match too: 410 (and 404 for an unknown id) comes before 428.
+    assertError(await v1Put(h, key, r.id, { title: 'x' }), 410, 'gone');
+    assertError(await v1Delete(h, key, r.id), 410, 'gone');
+    assertError(await v1Delete(h, key, 'rec_nope'), 404, 'not_found');
   });
 });
 

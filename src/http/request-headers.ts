@@ -15,6 +15,18 @@ export function ifMatch(c: Context, required: boolean): number | undefined {
   return parseIfMatch(requestHeader(c, 'if-match'), { required, maxLength: IF_MATCH_MAX });
 }
 
+/**
+ * The required If-Match of a write to one resource. Without the header, `lookup` runs first, so a
+ * write to an unknown or deleted resource answers 404/410 (no If-Match could make it succeed)
+ * rather than 428, which would send the client to read it again for nothing.
+ */
+export function ifMatchFor(c: Context, lookup: () => unknown): number {
+  const expected = ifMatch(c, false);
+  if (expected !== undefined) return expected;
+  lookup();
+  return ifMatch(c, true);
+}
+
 /** The Idempotency-Key header, required and 1-`max` characters; `what` names what it retries. */
 export function idempotencyKey(c: Context, max: number, what: string): string {
   const key = requestHeader(c, 'idempotency-key');

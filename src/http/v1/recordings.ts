@@ -13,7 +13,7 @@ import type { ApiRouter } from '../router';
 import { IdParams } from '../schemas';
 import { CreateV1Body, LatestClipQuery, ListV1Query, PutV1Body, V1_IDEMPOTENCY_MAX, type ListV1 } from './recordings-input';
 import { RecordingV1Response, RecordingV1Schema, recordingV1Json, writtenV1 } from './recordings-shape';
-import { idempotencyKey, ifMatch } from '../request-headers';
+import { idempotencyKey, ifMatchFor } from '../request-headers';
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag (revision) of your last read: "3", W/"3" or 3. Missing: 428; stale: 412.' };
 
@@ -157,7 +157,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, body, principal }) => {
-      const expected = ifMatch(c, true);
+      const expected = ifMatchFor(c, () => recordings.get(principal, params.id));
       checkFixed(recordings.get(principal, params.id), body);
       const { title, transcript, summary, pinned } = body;
       const row = await recordings.updateGrouped(principal, params.id, { title, transcript, summary, pinned }, expected);
@@ -179,7 +179,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, principal }) => {
-      const expected = ifMatch(c, true);
+      const expected = ifMatchFor(c, () => recordings.get(principal, params.id));
       const row = await recordings.removeGrouped(principal, params.id, expected);
       return c.json({ recording: { id: row.id, revision: row.revision } });
     },

@@ -6,7 +6,7 @@ import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
 import type { ApiRouter } from '../router';
 import { IdParams } from '../schemas';
-import { ifMatch } from '../request-headers';
+import { ifMatchFor } from '../request-headers';
 
 export const DeviceSchema = v.object({ id: v.string(), name: v.string(), model: v.picklist(DEVICE_MODELS) });
 export const DevicesResponse = v.object({ devices: v.array(DeviceSchema) });
@@ -64,7 +64,7 @@ export function registerDevices(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     (c, { params, body, principal }) => {
-      const expected = ifMatch(c, true);
+      const expected = ifMatchFor(c, () => devices.get(principal.accountId, params.id));
       const s = deviceSettings.patch(principal.accountId, params.id, expected, body.inputs);
       c.header('ETag', etag(s.revision));
       return c.json({ settings: { inputs: s.inputs } });

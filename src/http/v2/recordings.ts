@@ -12,7 +12,7 @@ import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
 import { jsonAnswer, type ApiRouter } from '../router';
 import { Id, IdParams, queryInt } from '../schemas';
-import { idempotencyKey, ifMatch } from '../request-headers';
+import { idempotencyKey, ifMatchFor } from '../request-headers';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
 
@@ -173,7 +173,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, body, principal }) => {
-      const expected = ifMatch(c, true);
+      const expected = ifMatchFor(c, () => recordings.get(principal, params.id));
       const row = await recordings.updateGrouped(principal, params.id, body, expected);
       c.header('ETag', etag(row.revision));
       return c.json(written(principal, row));
@@ -188,7 +188,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       responses: { 204: { description: 'Deleted' }, 410: { description: 'Already deleted' }, 412: { description: 'Stale If-Match' }, 428: { description: 'If-Match missing' } },
     },
     async (c, { params, principal }) => {
-      const expected = ifMatch(c, true);
+      const expected = ifMatchFor(c, () => recordings.get(principal, params.id));
       await recordings.removeGrouped(principal, params.id, expected);
       return c.body(null, 204);
     },
