@@ -198,6 +198,14 @@ describe('v1 getRecording, updateRecording, deleteRecording', () => {
     assertError(await v1Put(h, key, r.id, { kind: 'memo' }, 2), 409, 'immutable_field', 'kind');
     assertError(await v1Put(h, key, r.id, { captureInput: 'hold' }, 2), 409, 'immutable_field', 'captureInput');
     assertError(await v1Put(h, key, r.id, { audio: [] }, 2), 400, 'invalid_request', 'audio');
+    // A value no recording could have is a 400 naming it, before any comparison.
+    assertError(await v1Put(h, key, r.id, { recordedAt: 1.5 }, 2), 400, 'invalid_request', 'recordedAt');
+    assertError(await v1Put(h, key, r.id, { externalId: '' }, 2), 400, 'invalid_request', 'externalId');
+    assertError(await v1Put(h, key, r.id, { source: 'a/b' }, 2), 400, 'invalid_request', 'source');
+    // Echoing the full v1 recording back as read still works.
+    const read = (await h.req('GET', `/api/v1/recordings/${r.id}`, { token: key })).json.recording;
+    const echo = Object.fromEntries(['kind', 'recordedAt', 'externalId', 'deviceId', 'source', 'captureInput'].filter((k) => read[k] != null).map((k) => [k, read[k]]));
+    assert.equal((await v1Put(h, key, r.id, { ...echo, title: 'y' }, 2)).status, 200);
   });
 
   it('deleteRecording needs If-Match, answers 200, and later access answers 410', async () => {

@@ -47,14 +47,19 @@ export const LatestClipQuery = v.strictObject(filters);
 
 const AudioRef = v.strictObject({ clientId: Id, fileId: Id });
 
+const RecordedAt = v.pipe(
+  v.number(),
+  v.integer('must be a whole number of Unix milliseconds'),
+  v.minValue(0, `must be from 0 to ${MAX_RECORDED_AT}`),
+  v.maxValue(MAX_RECORDED_AT, `must be from 0 to ${MAX_RECORDED_AT}`),
+);
+
 export const CreateV1Body = v.strictObject({
   kind: v.pipe(Kind, v.description('Required. For an app capture with captureInput the input mapping decides and this value is overridden')),
   title: v.optional(v.string()),
   transcript: v.optional(v.pipe(v.string(), v.description('A nonempty transcript makes the status "ready"'))),
   summary: v.optional(v.string()),
-  recordedAt: v.optional(
-    v.pipe(v.number(), v.integer('must be a whole number of Unix milliseconds'), v.minValue(0, `must be from 0 to ${MAX_RECORDED_AT}`), v.maxValue(MAX_RECORDED_AT, `must be from 0 to ${MAX_RECORDED_AT}`)),
-  ),
+  recordedAt: v.optional(RecordedAt),
   externalId: v.optional(Id),
   deviceId: v.optional(v.pipe(Id, v.description('The device that captured it; with a session this makes the create an app capture'))),
   source: v.optional(v.pipe(Id, v.description('Free label of the sending app or integration (a filter); alone it does not make an app capture'))),
@@ -68,12 +73,14 @@ export const PutV1Body = v.strictObject({
   transcript: v.optional(v.pipe(v.string(), v.description('Saving a nonempty transcript makes the recording ready'))),
   summary: v.optional(v.string()),
   pinned: v.optional(v.boolean()),
+  // Fixed fields, sent back as read: each must equal the stored value (else 409 immutable_field),
+  // and a value no recording could have is a 400 first.
   kind: v.optional(Kind),
-  recordedAt: v.optional(v.number()),
-  externalId: v.optional(v.string()),
-  deviceId: v.optional(v.string()),
-  source: v.optional(v.string()),
-  captureInput: v.optional(v.string()),
+  recordedAt: v.optional(RecordedAt),
+  externalId: v.optional(Id),
+  deviceId: v.optional(Id),
+  source: v.optional(Id),
+  captureInput: v.optional(Id),
 });
 
 export const ProcessingBody = v.strictObject({
