@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
+import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { createNodeServer } from '../src/http/node-server';
 import { harness, type Harness, type TestResponse } from './helpers/harness';
@@ -168,6 +169,35 @@ describe('requests refused before the app runs still get the envelope and X-Requ
       assert.equal(expecting.status, 200);
       assert.deepEqual(expecting.json, { status: 'ok' });
     } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('a connection answered outside the app is closed by the server', () => {
+  it('even when the client keeps its side open (CONNECT, an unknown method)', async () => {
+    const h = harness();
+    const server = createNodeServer(h.app.fetch, '127.0.0.1');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const connections = () => new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
+    try {
+      for (const request of ['CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n', 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n']) {
+        const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+        socket.on('data', () => {});
+        socket.write(request);
+        await once(socket, 'end');
+        // The server's side goes away right after the answer is flushed; allow it a moment.
+        let open = await connections();
+        for (let i = 0; i < 200 && open > 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          open = await connections();
+        }
+        socket.destroy();
+        assert.equal(open, 0, request.split(' ')[0]);
+      }
+    } finally {
+      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
   });

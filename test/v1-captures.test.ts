@@ -120,6 +120,15 @@ describe('putProcessing', () => {
   });
 });
 
+describe('ids that name things (device, external, source) follow the spec pattern only', () => {
+  it('a registered device "r:1" captures, and externalId / source with a colon are kept (audio ids alone refuse URL schemes)', async () => {
+    const h = harness();
+    h.services.devices.add(h.accountId, { id: 'r:1', name: 'Ring', model: 'ring' });
+    const cap = await v1Created(h, h.session, { kind: 'clip', deviceId: 'r:1', captureInput: 'hold', externalId: 'x:42', source: 'ph:1', transcript: 'hi' });
+    assert.deepEqual([cap.deviceId, cap.externalId, cap.source], ['r:1', 'x:42', 'ph:1']);
+  });
+});
+
 describe('putAudioAsset', () => {
   it('reports and withdraws opaque references of a memo, with reportedAt', async () => {
     const h = harness();
@@ -144,6 +153,18 @@ describe('putAudioAsset', () => {
     const memo = await v1Created(h, key, { kind: 'memo' });
     assertError(await v1Audio(h, key, memo.id, { clientId: 'phone', fileId: '/data/rec.m4a' }), 400, 'invalid_request', 'fileId');
     assertError(await v1Audio(h, key, memo.id, { clientId: 'phone', fileId: 'https:example.com' }), 400, 'invalid_request', 'fileId');
+    assertError(await v1Audio(h, key, memo.id, { clientId: 'phone', fileId: 'smb:nas:share:a.m4a' }), 400, 'invalid_request', 'fileId');
     assertError(await v1Audio(h, key, memo.id, { clientId: 'phone', fileId: 'f', bytes: 'AAAA' }), 400, 'invalid_request', 'bytes');
+  });
+
+  it('a reference stored before the URL rule (smb:…) can still be withdrawn', async () => {
+    const h = harness();
+    const key = h.key();
+    const memo = await v1Created(h, key, { kind: 'memo' });
+    const old = [{ clientId: 'phone', fileId: 'smb:nas:a.m4a', reportedAt: 1 }];
+    h.services.core.db.prepare('UPDATE recordings SET audio = ? WHERE id = ?').run(JSON.stringify(old), memo.id);
+    const res = await v1Audio(h, key, memo.id, { clientId: 'phone', fileId: 'smb:nas:a.m4a', available: false });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.recording.audioAssets, []);
   });
 });

@@ -2,6 +2,7 @@
 // 200, the query constraints, Idempotency-Key, If-Match, latest-clip, and one library shared with v2.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MAX_RECORDED_AT } from '../src/services/recording-model';
 import { harness } from './helpers/harness';
 import { assertError, created as v2Created, get as v2Get, patch as v2Patch } from './helpers/recording-client';
 import { feedTypes, v1Create, v1Created, v1Delete, v1Get, v1List, v1Put } from './helpers/v1-client';
@@ -202,10 +203,15 @@ describe('v1 getRecording, updateRecording, deleteRecording', () => {
     assertError(await v1Put(h, key, r.id, { recordedAt: 1.5 }, 2), 400, 'invalid_request', 'recordedAt');
     assertError(await v1Put(h, key, r.id, { externalId: '' }, 2), 400, 'invalid_request', 'externalId');
     assertError(await v1Put(h, key, r.id, { source: 'a/b' }, 2), 400, 'invalid_request', 'source');
-    // Echoing the full v1 recording back as read still works.
-    const read = (await h.req('GET', `/api/v1/recordings/${r.id}`, { token: key })).json.recording;
-    const echo = Object.fromEntries(['kind', 'recordedAt', 'externalId', 'deviceId', 'source', 'captureInput'].filter((k) => read[k] != null).map((k) => [k, read[k]]));
-    assert.equal((await v1Put(h, key, r.id, { ...echo, title: 'y' }, 2)).status, 200);
+    // Echoing a full v1 recording back as read still works: an app capture with all six fixed
+    // fields set, the latest capture time included.
+    h.services.devices.add(h.accountId, { id: 'ring-1', name: 'Ring', model: 'ring' });
+    const fields = { kind: 'clip', deviceId: 'ring-1', captureInput: 'hold', externalId: 'ext:1', source: 'ring-app', recordedAt: MAX_RECORDED_AT };
+    const cap = await v1Created(h, h.session, { ...fields, transcript: 'hi' });
+    const read = (await h.req('GET', `/api/v1/recordings/${cap.id}`, { token: key })).json.recording;
+    const echo = Object.fromEntries(Object.keys(fields).map((k) => [k, read[k]]));
+    assert.deepEqual(echo, fields);
+    assert.equal((await v1Put(h, key, cap.id, { ...echo, title: 'y' }, 1)).status, 200);
   });
 
   it('deleteRecording needs If-Match, answers 200, and later access answers 410', async () => {

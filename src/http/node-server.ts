@@ -58,6 +58,9 @@ function answerOnSocket(socket: Duplex, code: ErrorCode, message: string): void 
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${newId('req')}\r\nConnection: close\r\n\r\n${body}`,
+    // Node sockets allow half-open connections: without this, a client that never closes its side
+    // would keep the connection (and a graceful shutdown) waiting.
+    () => socket.destroy(),
   );
 }
 

@@ -2,6 +2,7 @@
 // description cannot drift apart.
 import * as v from 'valibot';
 import { PERMISSIONS } from '../permissions';
+import { MAX_RECORDED_AT } from '../services/recording-model';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
@@ -14,6 +15,14 @@ export const Id = v.pipe(
 );
 
 export const IdParams = v.object({ id: Id });
+
+/** A capture time in a body: whole Unix milliseconds the sort key can hold. */
+export const RecordedAt = v.pipe(
+  v.number(),
+  v.integer('must be a whole number of Unix milliseconds'),
+  v.minValue(0, `must be from 0 to ${MAX_RECORDED_AT}`),
+  v.maxValue(MAX_RECORDED_AT, `must be from 0 to ${MAX_RECORDED_AT} (year 2248)`),
+);
 
 /** A query integer (decimal digits only) within bounds. */
 export const queryInt = (min: number, max: number) =>

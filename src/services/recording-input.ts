@@ -41,10 +41,12 @@ export const IMMUTABLE_FIELDS = ['type', 'audio', 'recordedAt', 'externalId', 'd
 export const MAX_AUDIO_REFS = 100;
 
 const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-// The id pattern already excludes slashes and backslashes, so paths and most URLs fail it. It lets
-// through "scheme:rest" without a slash, which is also the shape of many honest opaque ids
-// ("ios:F3A9", "rec-2024-05-01T10:00"). So the schemes that locate or fetch a file (or run
-// script) are refused by name, as is a Windows drive letter ("C:a.m4a"); names (urn:, tel:) pass.
+// Audio references must not be paths or download URLs (spec: the service stores no audio). The id
+// pattern already excludes slashes and backslashes, so paths and most URLs fail it. It lets through
+// "scheme:rest" without a slash, which is also the shape of many honest opaque ids ("ios:F3A9",
+// "rec-2024-05-01T10:00"). So the schemes that locate or fetch a file (or run script) are refused by
+// name, as is a Windows drive letter ("C:a.m4a"); names (urn:, tel:) pass. Other ids (device,
+// external, source) name things rather than files: the pattern alone applies to them, as to devices.
 const URL_SCHEMES = [
   'http', 'https', 'ws', 'wss', 'file', 'content', 'data', 'blob', 'filesystem',
   'ftp', 'ftps', 'sftp', 'scp', 'tftp', 'ssh', 'smb', 'cifs', 'nfs', 'afp', 'dav', 'davs', 'webdav', 'webdavs',
@@ -58,6 +60,11 @@ export function checkOpaqueId(where: string, value: string): void {
   if (value.length < 1 || value.length > 256 || !OPAQUE_ID.test(value)) {
     throw invalid(`${where}: must be an opaque id of 1-256 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$ (no paths, URLs or audio bytes)`);
   }
+}
+
+/** An id of an audio reference (clientId, fileId): opaque, and neither a URL nor a path. */
+export function checkAudioId(where: string, value: string): void {
+  checkOpaqueId(where, value);
   if (URL_SCHEME.test(value)) throw invalid(`${where}: must be an opaque id, not a URL or a path`);
 }
 
@@ -74,8 +81,8 @@ export function checkAudio(type: RecordingType, audio: AudioInput[] | undefined)
   if (audio.length > MAX_AUDIO_REFS) throw invalid(`audio: at most ${MAX_AUDIO_REFS} references`);
   const seen = new Set<string>();
   audio.forEach((a, i) => {
-    checkOpaqueId(`audio[${i}].clientId`, a.clientId);
-    checkOpaqueId(`audio[${i}].fileId`, a.fileId);
+    checkAudioId(`audio[${i}].clientId`, a.clientId);
+    checkAudioId(`audio[${i}].fileId`, a.fileId);
     const key = `${a.clientId}\n${a.fileId}`;
     if (seen.has(key)) throw invalid(`audio[${i}]: the same reference is listed twice`);
     seen.add(key);

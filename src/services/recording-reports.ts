@@ -6,7 +6,7 @@ import type { Core } from '../context';
 import { AppError } from '../errors';
 import type { Principal } from '../permissions';
 import { checkProcessingMove } from './processing-status';
-import { checkOpaqueId } from './recording-input';
+import { checkAudioId, checkOpaqueId } from './recording-input';
 import { audioRefs, checkRevision, type RecordingRow, type RecordingStatus } from './recording-model';
 
 export interface ProcessingReport {
@@ -57,8 +57,10 @@ export class RecordingReports {
 
   /** Adds (available) or removes one local-file reference of a memo. */
   audio(principal: Principal, id: string, ref: AudioReport, expectedRevision?: number): RecordingRow {
-    checkOpaqueId('clientId', ref.clientId);
-    checkOpaqueId('fileId', ref.fileId);
+    // Removing a reference takes any well-formed id, so one stored under older rules can still go.
+    const check = ref.available ? checkAudioId : checkOpaqueId;
+    check('clientId', ref.clientId);
+    check('fileId', ref.fileId);
     return this.core.writer.write(() => {
       const before = this.own(principal, id, expectedRevision);
       if (before.type === 'clip') throw new AppError('not_editable', 'a clip keeps no audio; audio references are for memos only');

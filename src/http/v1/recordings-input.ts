@@ -4,8 +4,8 @@ import * as v from 'valibot';
 import { INPUT_NAMES, RECORDING_TYPES } from '../../services/device-inputs';
 import { PROCESSING_MOVES_TEXT } from '../../services/processing-status';
 import { MAX_AUDIO_REFS } from '../../services/recording-input';
-import { MAX_RECORDED_AT, RECORDING_STATUSES } from '../../services/recording-model';
-import { Id, queryInt } from '../schemas';
+import { RECORDING_STATUSES } from '../../services/recording-model';
+import { Id, queryInt, RecordedAt } from '../schemas';
 
 export const V1_IDEMPOTENCY_MAX = 128;
 
@@ -46,13 +46,6 @@ export type ListV1 = v.InferOutput<typeof ListV1Query>;
 export const LatestClipQuery = v.strictObject(filters);
 
 const AudioRef = v.strictObject({ clientId: Id, fileId: Id });
-
-const RecordedAt = v.pipe(
-  v.number(),
-  v.integer('must be a whole number of Unix milliseconds'),
-  v.minValue(0, `must be from 0 to ${MAX_RECORDED_AT}`),
-  v.maxValue(MAX_RECORDED_AT, `must be from 0 to ${MAX_RECORDED_AT}`),
-);
 
 export const CreateV1Body = v.strictObject({
   kind: v.pipe(Kind, v.description('Required. For an app capture with captureInput the input mapping decides and this value is overridden')),

@@ -11,7 +11,7 @@ import { MAX_IDEMPOTENCY_KEY } from '../../services/recordings';
 import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
 import { jsonAnswer, type ApiRouter } from '../router';
-import { Id, IdParams, queryInt } from '../schemas';
+import { Id, IdParams, queryInt, RecordedAt } from '../schemas';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
@@ -42,15 +42,7 @@ const CreateBody = v.strictObject({
   title: v.optional(v.string()),
   transcript: v.optional(v.pipe(v.string(), v.description('A nonempty transcript makes the status "ready" (else "pending")'))),
   summary: v.optional(v.string()),
-  recordedAt: v.optional(
-    v.pipe(
-      v.number(),
-      v.integer('must be a whole number of Unix milliseconds'),
-      v.minValue(0, `must be from 0 to ${MAX_RECORDED_AT}`),
-      v.maxValue(MAX_RECORDED_AT, `must be from 0 to ${MAX_RECORDED_AT} (year 2248)`),
-      v.description(`${RECORDED_AT_RULE}. Default: now.`),
-    ),
-  ),
+  recordedAt: v.optional(v.pipe(RecordedAt, v.description(`${RECORDED_AT_RULE}. Default: now.`))),
   externalId: v.optional(v.pipe(Id, v.description('Your own id for an import; a repeat with the same externalId and body returns the same recording'))),
   audio: v.optional(
     v.pipe(
