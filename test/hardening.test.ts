@@ -134,12 +134,22 @@ function rawExchange(port: number, request: string): Promise<{ status: number; h
   });
 }
 
+/** The node server around `fetch` on a free port; close() also ends connections left open. */
+async function listening(fetch: (request: Request) => Response | Promise<Response>) {
+  const server = createNodeServer(fetch, '127.0.0.1');
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return { server, port, close };
+}
+
 describe('requests refused before the app runs still get the envelope and X-Request-Id', () => {
   it('parser and adapter refusals: unknown method, bad header, bad lengths and chunks, huge headers, missing or bad Host, backslash path, CONNECT', async () => {
     const h = harness();
-    const server = createNodeServer(h.app.fetch, '127.0.0.1');
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port, close } = await listening(h.app.fetch);
     try {
       const end = 'Connection: close\r\n\r\n';
       const cases: Array<[string, string, number, RegExp]> = [
@@ -169,7 +179,7 @@ describe('requests refused before the app runs still get the envelope and X-Requ
       assert.equal(expecting.status, 200);
       assert.deepEqual(expecting.json, { status: 'ok' });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 });
@@ -177,9 +187,7 @@ describe('requests refused before the app runs still get the envelope and X-Requ
 describe('a connection answered outside the app is closed by the server', () => {
   it('even when the client keeps its side open (CONNECT, an unknown method)', async () => {
     const h = harness();
-    const server = createNodeServer(h.app.fetch, '127.0.0.1');
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const { server, port, close } = await listening(h.app.fetch);
     const connections = () => new Promise<number>((resolve, reject) => server.getConnections((e, n) => (e ? reject(e) : resolve(n))));
     try {
       for (const request of ['CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n', 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n']) {
@@ -197,8 +205,7 @@ describe('a connection answered outside the app is closed by the server', () => 
         assert.equal(open, 0, request.split(' ')[0]);
       }
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 });
@@ -216,9 +223,7 @@ describe('a client that goes away in the middle of its body', () => {
       answered();
       return answers.at(-1)!;
     };
-    const server = createNodeServer(fetch as (request: Request) => Promise<Response>, '127.0.0.1');
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port, close } = await listening(fetch as (request: Request) => Promise<Response>);
     try {
       const socket = connect(port, '127.0.0.1');
       socket.on('error', () => {});
@@ -234,7 +239,7 @@ describe('a client that goes away in the middle of its body', () => {
       assert.deepEqual(h.errors, []);
       assert.equal((await h.req('GET', '/api/v2/recordings', { token: key })).json.recordings.length, 0);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 });
