@@ -78,45 +78,53 @@ export function parseWith<S extends Schema>(where: string, schema: S, input: unk
 const queryName = (name: string) => (/^[\w.-]{1,64}$/.test(name) ? name : JSON.stringify(name.slice(0, 64)));
 
 /**
- * The query as one string per parameter. A parameter given twice would leave the caller guessing
- * which value counted, and an undeclared one is usually a typo (`curser`) that would silently
- * change the result: both are 400s naming the parameter.
+ * The query as one string per parameter, parsed once from the URL. A parameter given twice would
+ * leave the caller guessing which value counted, and an undeclared one is usually a typo (`curser`)
+ * that would silently change the result: both are 400s naming the parameter. Names and values are
+ * decoded as Hono does ("+" is a space), except that a value whose percent-escapes are not UTF-8
+ * (`q=%FF`, `q=%zz`) is a 400 too: Hono keeps it as raw text, so the search would run for "ff".
  */
 export function singleQuery(c: Context, schema: Schema): Record<string, string> {
   const declared = (schema as { entries?: Record<string, unknown> }).entries;
-  for (const [name, values] of Object.entries(c.req.queries())) {
+  const url = c.req.url;
+  const start = url.indexOf('?');
+  const query: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (start < 0) return query;
+  const hash = url.indexOf('#', start);
+  const given = new Map<string, string[]>();
+  for (const pair of url.slice(start + 1, hash < 0 ? undefined : hash).split('&')) {
+    const eq = pair.indexOf('=');
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    // A name that does not decode is kept as sent (it is then an unknown parameter).
+    const name = decodeQueryPart(rawName) ?? rawName;
+    if (name === '') continue;
+    const values = given.get(name);
+    if (values) values.push(eq < 0 ? '' : pair.slice(eq + 1));
+    else given.set(name, [eq < 0 ? '' : pair.slice(eq + 1)]);
+  }
+  for (const [name, [raw = '', ...more]] of given) {
     if (declared && !Object.hasOwn(declared, name)) {
       const known = Object.keys(declared);
       throw invalid(`query.${queryName(name)}: unknown parameter; this operation takes ${known.length ? known.join(', ') : 'none'}`);
     }
-    if (values.length > 1) throw invalid(`query.${queryName(name)}: given ${values.length} times; send it once`);
-  }
-  checkEscapes(c.req.url);
-  return c.req.query();
-}
-
-/**
- * Hono keeps a value whose percent-escapes do not decode (`q=%FF`, `q=%zz`) as the raw text, so a
- * search would run for "ff": another query than the one sent. Such a value is a 400 instead.
- */
-function checkEscapes(url: string): void {
-  const start = url.indexOf('?');
-  if (start < 0 || !url.includes('%', start)) return;
-  for (const pair of url.slice(start + 1).split('&')) {
-    const eq = pair.indexOf('=');
-    const value = eq < 0 ? '' : pair.slice(eq + 1);
-    if (!value.includes('%')) continue;
-    try {
-      decodeURIComponent(value);
-    } catch {
-      let name = eq < 0 ? pair : pair.slice(0, eq);
-      try {
-        name = decodeURIComponent(name.replace(/\+/g, ' '));
-      } catch {
-        // The name is malformed too: quoted as sent.
-      }
+    if (more.length > 0) throw invalid(`query.${queryName(name)}: given ${more.length + 1} times; send it once`);
+    const value = decodeQueryPart(raw);
+    if (value === undefined) {
       throw invalid(`query.${queryName(name)}: holds a malformed percent-escape (%FF or %zz are not UTF-8 text); percent-encode the UTF-8 bytes of the value`);
     }
+    query[name] = value;
+  }
+  return query;
+}
+
+/** A query name or value decoded ("+" is a space); undefined when its percent-escapes are not UTF-8. */
+function decodeQueryPart(part: string): string | undefined {
+  const text = part.includes('+') ? part.replace(/\+/g, ' ') : part;
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
   }
 }
 

@@ -13,7 +13,7 @@ import type { ApiRouter } from '../router';
 import { IdParams } from '../schemas';
 import { CreateV1Body, LatestClipQuery, ListV1Query, PutV1Body, V1_IDEMPOTENCY_MAX, type ListV1 } from './recordings-input';
 import { RecordingV1Response, RecordingV1Schema, recordingV1Json, writtenV1 } from './recordings-shape';
-import { idempotencyKey, ifMatchFor } from '../request-headers';
+import { idempotencyKey, ifMatch, ifMatchFor } from '../request-headers';
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag (revision) of your last read: "3", W/"3" or 3. Missing: 428; stale: 412.' };
 
@@ -157,8 +157,10 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     async (c, { params, body, principal }) => {
-      const expected = ifMatchFor(c, () => recordings.get(principal, params.id));
-      checkFixed(recordings.get(principal, params.id), body);
+      // Read first: an unknown or deleted recording is 404/410 with or without If-Match.
+      const before = recordings.get(principal, params.id);
+      const expected = ifMatch(c, true);
+      checkFixed(before, body);
       const { title, transcript, summary, pinned } = body;
       const row = await recordings.updateGrouped(principal, params.id, { title, transcript, summary, pinned }, expected);
       c.header('ETag', etag(row.revision));
