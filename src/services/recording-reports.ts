@@ -36,7 +36,17 @@ export class RecordingReports {
     private readonly target: ReportTarget,
   ) {}
 
-  processing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number): RecordingRow {
+  /**
+   * `checkCapture` sees the capture metadata a report sets (deviceId, captureInput after the
+   * report) before it is stored; it throws to refuse it (v1: the same device/input check as a create).
+   */
+  processing(
+    principal: Principal,
+    id: string,
+    report: ProcessingReport,
+    expectedRevision?: number,
+    checkCapture?: (capture: { deviceId: string | null; captureInput: string | null }) => void,
+  ): RecordingRow {
     if (report.captureInput !== undefined) checkOpaqueId('captureInput', report.captureInput);
     if (report.deviceId !== undefined) checkOpaqueId('deviceId', report.deviceId);
     return this.core.writer.write(() => {
@@ -50,6 +60,9 @@ export class RecordingReports {
         after[column] = value;
         // Capture metadata reported by the app itself makes this a native capture.
         if (principal.kind === 'session') after.native = 1;
+      }
+      if (checkCapture && (after.capture_input !== before.capture_input || after.device_id !== before.device_id)) {
+        checkCapture({ deviceId: after.device_id, captureInput: after.capture_input });
       }
       return this.save(before, after);
     });

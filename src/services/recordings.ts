@@ -233,8 +233,14 @@ export class RecordingService {
   }
 
   /** v1 processing report of the importing application (recording-reports.ts). */
-  reportProcessing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number): RecordingRow {
-    return this.reports.processing(principal, id, report, expectedRevision);
+  reportProcessing(
+    principal: Principal,
+    id: string,
+    report: ProcessingReport,
+    expectedRevision?: number,
+    checkCapture?: (capture: { deviceId: string | null; captureInput: string | null }) => void,
+  ): RecordingRow {
+    return this.reports.processing(principal, id, report, expectedRevision, checkCapture);
   }
 
   /** v1 audio report: adds (available) or removes one local-file reference of a memo (recording-reports.ts). */
