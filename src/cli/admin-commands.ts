@@ -111,6 +111,6 @@ export function registerAdminCommands(program: Command): void {
         const result = await s.core.db.backup(opts.to, { progress: () => 0x7fffffff });
         const bytes = fs.statSync(opts.to).size;
         print(opts, { backup: { file: path.resolve(opts.to), pages: result.totalPages, bytes } }, `backup written to ${opts.to} (${bytes} bytes)`);
-      }),
+      }, { existingDb: true }),
     );
 }

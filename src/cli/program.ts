@@ -1,5 +1,6 @@
 // The admin CLI (CONTRACT §2). Commands call services on the same database file the server
 // uses (WAL, so they may run while it runs); nothing goes over HTTP.
+import fs from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type ConfigFlags } from '../config';
 import { openRuntime } from '../runtime';
@@ -15,11 +16,19 @@ export const common = (cmd: Command): Command =>
     .option('--db <file>', 'SQLite database file (env RECLIB_DB, default ./data/reclib.db)')
     .option('--json', 'print exactly one JSON object on stdout');
 
-/** Runs an admin action on a freshly opened runtime and closes it afterwards. */
-export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>): Promise<void> {
+/**
+ * Runs an admin action on a freshly opened runtime and closes it afterwards. With `existingDb`,
+ * a database file that does not exist is an error instead of being created empty (backup: a copy
+ * of a mistyped path must not succeed as an empty library).
+ */
+export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>, options: { existingDb?: boolean } = {}): Promise<void> {
   let services: Services | undefined;
   try {
-    services = openRuntime(loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow } satisfies ConfigFlags));
+    const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow } satisfies ConfigFlags);
+    if (options.existingDb && config.db !== ':memory:' && !fs.existsSync(config.db)) {
+      throw new Error(`database file ${config.db} does not exist; check --db (or RECLIB_DB)`);
+    }
+    services = openRuntime(config);
     await action(services);
   } catch (e) {
     fail(e);
