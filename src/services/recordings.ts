@@ -178,6 +178,12 @@ export class RecordingService {
       const now = this.core.clock.now();
       after.revision = before.revision + 1;
       after.updated_at = now;
+      // The status moved (a saved transcript made it ready): v1's processing state changed now, and
+      // a message the client reported with the earlier status no longer describes it.
+      if (after.status !== before.status) {
+        after.processing_updated_at = now;
+        after.processing_message = null;
+      }
       this.store.save(after);
       if (after.title !== before.title || after.transcript !== before.transcript) {
         this.indexed(after.title, after.transcript);
