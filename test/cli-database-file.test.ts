@@ -1,5 +1,6 @@
-// `reclib backup` of a database file that does not exist fails (non-zero exit, message on stderr,
-// nothing on stdout) instead of creating an empty database and reporting its copy as a backup.
+// The CLI and the database file: `reclib backup` of a file that does not exist fails (non-zero
+// exit, message on stderr, nothing on stdout) instead of creating an empty database and reporting
+// its copy as a backup; a file that is not a database is refused with its name.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,7 +8,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from './helpers/bundle';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-backup-missing-'));
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-db-file-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('reclib backup --db <missing file>', () => {
@@ -31,5 +32,19 @@ describe('reclib backup --db <missing file>', () => {
     const r = await runCli(['backup', '--db', db, '--to', to, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).backup.file, to);
+  });
+});
+
+describe('a --db file that is not a SQLite database', () => {
+  it('admin commands and serve exit 1 naming the file, and leave it as it was', async () => {
+    const db = path.join(dir, 'notes.txt');
+    fs.writeFileSync(db, 'shopping list\n'.repeat(100));
+    for (const args of [['accounts', 'list', '--db', db, '--json'], ['serve', '--db', db, '--port', '0']]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr, `reclib: database file ${db}: file is not a database\n`);
+    }
+    assert.equal(fs.readFileSync(db, 'utf8'), 'shopping list\n'.repeat(100));
   });
 });
