@@ -31,10 +31,10 @@ export function registerWebhookCommands(program: Command): void {
     // The printed secret is derived from the master secret: it must be the file the server uses.
     .option('--master-secret-file <file>', 'as for serve: the master secret the server uses (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
     .action((opts: CreateOpts) =>
-      withServices(opts, (s) => {
+      withServices(opts, async (s) => {
         s.auth.account(opts.account);
         const hasRules = [opts.rulePrefix, opts.ruleCaptureInput, opts.ruleKind].some((x) => x !== undefined);
-        const r = s.webhooks.create(opts.account, {
+        const r = await s.webhooks.createChecked(opts.account, {
           url: opts.url,
           events: opts.events === undefined ? undefined : list(opts.events),
           payloadMode: opts.payloadMode,

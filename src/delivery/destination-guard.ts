@@ -148,8 +148,7 @@ export function isListedDestination(url: URL, allow: AllowList): boolean {
   return ip ? isRangeListed(ip, allow) : isHostnameListed(url.hostname, allow);
 }
 
-/** The creation-time check of a subscription URL. Throws 400 invalid_request saying why. */
-export function checkWebhookUrl(raw: string, allow: AllowList): URL {
+function parseWebhookUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -158,10 +157,23 @@ export function checkWebhookUrl(raw: string, allow: AllowList): URL {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('url: must use https');
   if (url.username !== '' || url.password !== '') throw invalid('url: must not contain a username or password');
-  if (isListedDestination(url, allow)) return url;
-  if (url.protocol !== 'https:') throw invalid('url: must use https');
+  return url;
+}
+
+/** Why `url` breaks the https-on-443 rule that unlisted destinations follow, or null. */
+function schemeOrPortProblem(url: URL): string | null {
+  if (url.protocol !== 'https:') return 'url: must use https';
   // With https the URL parser empties the port when it is 443, whether or not it was written.
-  if (url.port !== '') throw invalid('url: must use port 443');
+  if (url.port !== '') return 'url: must use port 443';
+  return null;
+}
+
+/** The creation-time check of a subscription URL. Throws 400 invalid_request saying why. */
+export function checkWebhookUrl(raw: string, allow: AllowList): URL {
+  const url = parseWebhookUrl(raw);
+  if (isListedDestination(url, allow)) return url;
+  const problem = schemeOrPortProblem(url);
+  if (problem) throw invalid(problem);
   const ip = hostIp(url);
   if (ip) {
     if (!isPublicIp(ip)) throw invalid('url: host must be a public address');
@@ -173,6 +185,27 @@ export function checkWebhookUrl(raw: string, allow: AllowList): URL {
 }
 
 /**
+ * checkWebhookUrl, except for a hostname URL that breaks only the https/443 rule while the allow
+ * list has ranges: a CIDR entry matches the resolved address too (CONTRACT §1), so such a URL is
+ * a listed destination when every address its host resolves to lies in a listed range. That is
+ * left to the lookup: `rangeOnly` says every resolved address must be in a listed range.
+ */
+export function checkWebhookTarget(raw: string, allow: AllowList): { url: URL; rangeOnly: boolean } {
+  const url = parseWebhookUrl(raw);
+  const rangeOnly =
+    !isListedDestination(url, allow) && hostIp(url) === null && allow.ranges.length > 0 && schemeOrPortProblem(url) !== null;
+  return rangeOnly ? { url, rangeOnly } : { url: checkWebhookUrl(raw, allow), rangeOnly };
+}
+
+/** Every address lies in a listed range (the resolved-address match of a CIDR entry). */
+function allInListedRanges(addresses: readonly LookupAddress[], allow: AllowList): boolean {
+  return addresses.every((a) => {
+    const ip = parseAnyIp(a.address);
+    return ip !== null && isRangeListed(ip, allow);
+  });
+}
+
+/**
  * Resolves `hostname` once and returns its addresses only if every one of them is allowed.
  * Lookup failures propagate (fail closed); no addresses is an error too.
  */
@@ -181,10 +214,14 @@ export async function resolveAllowed(
   allow: AllowList,
   resolver: Resolver = systemResolver,
   family: 0 | 4 | 6 = 0,
+  rangeOnly = false,
 ): Promise<[LookupAddress, ...LookupAddress[]]> {
   const [first, ...rest] = await resolver(hostname, family);
   if (!first) throw new DestinationBlockedError('destination blocked: host has no addresses');
   const addresses: [LookupAddress, ...LookupAddress[]] = [first, ...rest];
+  if (rangeOnly && !allInListedRanges(addresses, allow)) {
+    throw new DestinationBlockedError('destination blocked: http or a port other than 443 needs a host that resolves into a --webhook-allow range');
+  }
   if (addresses.some((a) => !isAddressAllowed(a.address, allow, hostname))) {
     // The address itself stays out of the message: delivery errors are shown to subscribers.
     throw new DestinationBlockedError('destination blocked: host resolves to a non-public address');
@@ -197,11 +234,11 @@ export async function resolveAllowed(
  * hands back, so the check and the connection see the same DNS answer. Node does not call
  * `lookup` for IP-literal hosts: those are checked by checkWebhookUrl before connecting.
  */
-export function guardedLookup(allow: AllowList, resolver: Resolver = systemResolver): LookupFunction {
+export function guardedLookup(allow: AllowList, resolver: Resolver = systemResolver, rangeOnly = false): LookupFunction {
   return (hostname, options, callback) => {
     const { family: wanted } = options;
     const family = wanted === 4 || wanted === 'IPv4' ? 4 : wanted === 6 || wanted === 'IPv6' ? 6 : 0;
-    resolveAllowed(hostname, allow, resolver, family).then(
+    resolveAllowed(hostname, allow, resolver, family, rangeOnly).then(
       (addresses) => {
         if (options.all) callback(null, addresses);
         else callback(null, addresses[0].address, addresses[0].family);
@@ -218,6 +255,8 @@ export function guardedLookup(allow: AllowList, resolver: Resolver = systemResol
  * Creation-time check including DNS: checkWebhookUrl, then refuses a hostname that already
  * resolves to a non-public address, so the subscriber learns at once. A lookup that fails or
  * takes longer than `timeoutMs` does not refuse the URL: send time checks again and fails closed.
+ * A hostname URL with http or another port is accepted only when its host resolves into a listed
+ * range (checkWebhookTarget); without an answer that cannot be shown, so it is refused.
  */
 export async function checkWebhookDestination(
   raw: string,
@@ -225,12 +264,18 @@ export async function checkWebhookDestination(
   resolver: Resolver = systemResolver,
   timeoutMs = 2000,
 ): Promise<URL> {
-  const url = checkWebhookUrl(raw, allow);
+  const { url, rangeOnly } = checkWebhookTarget(raw, allow);
   if (hostIp(url) || isListedDestination(url, allow)) return url;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<null>((resolve) => (timer = setTimeout(resolve, timeoutMs, null)));
   const addresses = await Promise.race([resolver(url.hostname, 0).catch(() => null), timedOut]);
   clearTimeout(timer);
+  if (rangeOnly) {
+    if (!addresses || addresses.length === 0 || !allInListedRanges(addresses, allow)) {
+      throw invalid(`${schemeOrPortProblem(url)} (http and other ports only for a --webhook-allow destination)`);
+    }
+    return url;
+  }
   if (addresses?.some((a) => !isAddressAllowed(a.address, allow, url.hostname))) {
     throw invalid('url: host resolves to a non-public address');
   }

@@ -8,7 +8,7 @@ import { AppError } from '../errors';
 import {
   type AllowList,
   type Resolver,
-  checkWebhookUrl,
+  checkWebhookTarget,
   DestinationBlockedError,
   guardedLookup,
 } from './destination-guard';
@@ -84,8 +84,9 @@ export function sendWebhook(opts: SendWebhookOptions): Promise<SendWebhookResult
 
     try {
       // Same rules as at creation: an IP literal is judged here, before any socket exists, because
-      // node skips `lookup` for literals. Hostnames are judged by guardedLookup at connect time.
-      const url = checkWebhookUrl(opts.url, opts.allow);
+      // node skips `lookup` for literals. Hostnames are judged by guardedLookup at connect time
+      // (with http or another port: only if they resolve into a listed range).
+      const { url, rangeOnly } = checkWebhookTarget(opts.url, opts.allow);
       const transport = url.protocol === 'https:' ? https : http;
       request = transport.request(
         url,
@@ -94,7 +95,7 @@ export function sendWebhook(opts: SendWebhookOptions): Promise<SendWebhookResult
           // A fresh connection each time: a pooled socket could have been opened by some other
           // request without the guard.
           agent: false,
-          lookup: guardedLookup(opts.allow, opts.resolver),
+          lookup: guardedLookup(opts.allow, opts.resolver, rangeOnly),
           headers: {
             'user-agent': 'reclib-webhooks',
             ...opts.headers,

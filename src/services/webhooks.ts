@@ -1,7 +1,7 @@
 // Webhook subscriptions (spec "webhook subscription", CONTRACT §5-6) and the wiring of the outbox
 // and the delivery scheduler. Secrets are derived from the master secret, never stored.
 import type { Core } from '../context';
-import { checkWebhookUrl, parseAllowList } from '../delivery/destination-guard';
+import { checkWebhookDestination, checkWebhookUrl, parseAllowList, systemResolver } from '../delivery/destination-guard';
 import { Outbox } from '../delivery/outbox';
 import { DeliveryScheduler, type SchedulerOptions } from '../delivery/scheduler';
 import { deriveWebhookSecret } from '../delivery/signing';
@@ -11,7 +11,7 @@ import type { Worker } from '../server';
 import { DeliveryStore } from '../store/delivery-store';
 import { WebhookStore, type WebhookRow } from '../store/webhook-store';
 import type { EventService, EventType } from './events';
-import { type PayloadMode, type WebhookInput, type WebhookRules, validateWebhookInput } from './webhook-input';
+import { type PayloadMode, type ValidWebhookInput, type WebhookInput, type WebhookRules, validateWebhookInput } from './webhook-input';
 
 export const MAX_ACTIVE_WEBHOOKS = 10;
 
@@ -43,7 +43,7 @@ export class WebhookService {
 
   constructor(
     private readonly core: Core,
-    schedulerOptions: SchedulerOptions = {},
+    private readonly schedulerOptions: SchedulerOptions = {},
   ) {
     this.store = new WebhookStore(core.db);
     this.deliveries = new DeliveryStore(core.db);
@@ -51,11 +51,27 @@ export class WebhookService {
     this.outbox = new Outbox(core, this.store, this.deliveries, this.scheduler.nudge);
   }
 
-  /** Creates a subscription; the secret is returned here and never again. */
+  /**
+   * Creates a subscription; the secret is returned here and never again. The URL is checked with
+   * DNS (checkWebhookDestination): a hostname that resolves to a private address is refused now,
+   * and one that resolves into a --webhook-allow range counts as listed. The HTTP routes and the
+   * CLI create through here.
+   */
+  async createChecked(accountId: string, input: WebhookInput): Promise<{ webhook: WebhookJson; secret: string }> {
+    const valid = validateWebhookInput(input);
+    const allow = parseAllowList(this.core.config.webhookAllow);
+    const url = await checkWebhookDestination(valid.url, allow, this.schedulerOptions.resolver ?? systemResolver);
+    // Normalised by the URL parser: what was checked is exactly what will be called.
+    return this.insert(accountId, valid, url.href);
+  }
+
+  /** createChecked without the DNS step: the URL text alone must pass. */
   create(accountId: string, input: WebhookInput): { webhook: WebhookJson; secret: string } {
     const valid = validateWebhookInput(input);
-    // Normalised by the URL parser: what was checked is exactly what will be called.
-    const url = checkWebhookUrl(valid.url, parseAllowList(this.core.config.webhookAllow)).href;
+    return this.insert(accountId, valid, checkWebhookUrl(valid.url, parseAllowList(this.core.config.webhookAllow)).href);
+  }
+
+  private insert(accountId: string, valid: ValidWebhookInput, url: string): { webhook: WebhookJson; secret: string } {
     const row = this.core.writer.write(() => {
       if (this.store.activeCount(accountId) >= MAX_ACTIVE_WEBHOOKS) {
         throw new AppError('limit_reached', `an account has at most ${MAX_ACTIVE_WEBHOOKS} active webhook subscriptions; disable one first`);
