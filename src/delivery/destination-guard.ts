@@ -168,6 +168,11 @@ function schemeOrPortProblem(url: URL): string | null {
   return null;
 }
 
+function isLocalhostName(hostname: string): boolean {
+  const name = normaliseHostname(hostname);
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
 /** The creation-time check of a subscription URL. Throws 400 invalid_request saying why. */
 export function checkWebhookUrl(raw: string, allow: AllowList): URL {
   const url = parseWebhookUrl(raw);
@@ -177,23 +182,26 @@ export function checkWebhookUrl(raw: string, allow: AllowList): URL {
   const ip = hostIp(url);
   if (ip) {
     if (!isPublicIp(ip)) throw invalid('url: host must be a public address');
-  } else {
-    const name = normaliseHostname(url.hostname);
-    if (name === 'localhost' || name.endsWith('.localhost')) throw invalid('url: host must not be localhost');
+  } else if (isLocalhostName(url.hostname)) {
+    throw invalid('url: host must not be localhost');
   }
   return url;
 }
 
 /**
- * checkWebhookUrl, except for a hostname URL that breaks only the https/443 rule while the allow
- * list has ranges: a CIDR entry matches the resolved address too (CONTRACT §1), so such a URL is
- * a listed destination when every address its host resolves to lies in a listed range. That is
- * left to the lookup: `rangeOnly` says every resolved address must be in a listed range.
+ * checkWebhookUrl, except for a hostname URL that breaks only the https/443 rule (or names
+ * localhost) while the allow list has ranges: a CIDR entry matches the resolved address too
+ * (CONTRACT §1), so such a URL is a listed destination when every address its host resolves to
+ * lies in a listed range. That is left to the lookup: `rangeOnly` says every resolved address must
+ * be in a listed range.
  */
 export function checkWebhookTarget(raw: string, allow: AllowList): { url: URL; rangeOnly: boolean } {
   const url = parseWebhookUrl(raw);
   const rangeOnly =
-    !isListedDestination(url, allow) && hostIp(url) === null && allow.ranges.length > 0 && schemeOrPortProblem(url) !== null;
+    !isListedDestination(url, allow) &&
+    hostIp(url) === null &&
+    allow.ranges.length > 0 &&
+    (schemeOrPortProblem(url) !== null || isLocalhostName(url.hostname));
   return rangeOnly ? { url, rangeOnly } : { url: checkWebhookUrl(raw, allow), rangeOnly };
 }
 
@@ -272,7 +280,8 @@ export async function checkWebhookDestination(
   clearTimeout(timer);
   if (rangeOnly) {
     if (!addresses || addresses.length === 0 || !allInListedRanges(addresses, allow)) {
-      throw invalid(`${schemeOrPortProblem(url)} (http and other ports only for a --webhook-allow destination)`);
+      const problem = schemeOrPortProblem(url) ?? 'url: host must not be localhost';
+      throw invalid(`${problem} (unless it is a --webhook-allow destination)`);
     }
     return url;
   }

@@ -77,3 +77,12 @@ describe('send time: a hostname inside a listed range over http', () => {
     }
   });
 });
+
+describe('localhost with a listed range', () => {
+  test('https://localhost is accepted when it resolves into a listed range, refused otherwise', async () => {
+    const allow = parseAllowList('127.0.0.0/8');
+    assert.ok(await checkWebhookDestination('https://localhost/hook', allow, answering(LOOPBACK_V4)));
+    await assert.rejects(checkWebhookDestination('https://localhost/hook', allow, answering(PRIVATE_V4)), /localhost/);
+    await assert.rejects(checkWebhookDestination('https://localhost/hook', parseAllowList(''), answering(LOOPBACK_V4)), /localhost/);
+  });
+});
