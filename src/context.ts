@@ -3,6 +3,7 @@
 import type { Clock } from './clock';
 import type { Config } from './config';
 import type { Db } from './db/open';
+import type { Resolver } from './delivery/destination-guard';
 import type { Writer } from './db/writer';
 
 export interface Core {
@@ -11,4 +12,6 @@ export interface Core {
   clock: Clock;
   config: Config;
   masterSecret: Buffer;
+  /** DNS for webhook destinations (creation and sending); the system resolver when absent. Tests inject one. */
+  resolver?: Resolver;
 }

@@ -185,7 +185,7 @@ describe('grouped HTTP writes', () => {
   test('concurrent creates share one commit; one failing create leaves no row, event, delivery, FTS entry, term or idempotency key', async () => {
     const h = harness();
     const token = h.key();
-    h.services.webhooks.create(h.accountId, { url: HOOK, events: ['recording.created'] });
+    await h.services.webhooks.create(h.accountId, { url: HOOK, events: ['recording.created'] });
     // Fails after the row, its key, its events, its outbox rows, its FTS entry and its terms were written.
     let armed = true;
     h.services.recordings.onChange((_before, after) => {

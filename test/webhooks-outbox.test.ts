@@ -6,8 +6,8 @@ import { harness, type Harness } from './helpers/harness';
 
 const HOOK = 'https://hooks.example.com/reclib';
 
-function subscribe(h: Harness, events: EventType[] | undefined, extra: { payloadMode?: 'text'; rules?: { prefix: string } } = {}) {
-  return h.services.webhooks.create(h.accountId, { url: HOOK, events, ...extra }).webhook;
+async function subscribe(h: Harness, events: EventType[] | undefined, extra: { payloadMode?: 'text'; rules?: { prefix: string } } = {}) {
+  return (await h.services.webhooks.create(h.accountId, { url: HOOK, events, ...extra })).webhook;
 }
 
 function emit(h: Harness, type: EventType, recordingId = 'rec_1', revision = 1) {
@@ -18,11 +18,11 @@ function emit(h: Harness, type: EventType, recordingId = 'rec_1', revision = 1) 
 const deliveries = (h: Harness, recordingId = 'rec_1') => h.services.webhooks.deliveries.forRecording(h.accountId, recordingId);
 
 describe('webhook outbox', () => {
-  test('an event queues one delivery per active subscription listing its type, with the default payload body', () => {
+  test('an event queues one delivery per active subscription listing its type, with the default payload body', async () => {
     const h = harness();
-    const created = subscribe(h, ['recording.created']);
-    const both = subscribe(h, ['recording.created', 'recording.deleted']);
-    subscribe(h, ['recording.updated']);
+    const created = await subscribe(h, ['recording.created']);
+    const both = await subscribe(h, ['recording.created', 'recording.deleted']);
+    await subscribe(h, ['recording.updated']);
     const event = emit(h, 'recording.created', 'rec_1', 1);
     const rows = deliveries(h);
     assert.deepEqual(rows.map((d) => d.webhook_id).sort(), [created.id, both.id].sort());
@@ -40,7 +40,7 @@ describe('webhook outbox', () => {
 
   test('the default payload carries exactly id, type, recordingId, revision, createdAt — the feed item', async () => {
     const h = harness();
-    subscribe(h, ['recording.deleted']);
+    await subscribe(h, ['recording.deleted']);
     emit(h, 'recording.deleted', 'rec_9', 4);
     const [d] = deliveries(h, 'rec_9');
     const feed = await h.req('GET', '/api/v2/events', { token: h.key(['events:read']) });
@@ -48,9 +48,9 @@ describe('webhook outbox', () => {
     assert.deepEqual(Object.keys(JSON.parse(d?.body ?? '')), ['id', 'type', 'recordingId', 'revision', 'createdAt']);
   });
 
-  test('deliveries are written in the transaction of the event: a rolled-back change queues nothing', () => {
+  test('deliveries are written in the transaction of the event: a rolled-back change queues nothing', async () => {
     const h = harness();
-    subscribe(h, ['recording.created']);
+    await subscribe(h, ['recording.created']);
     const { writer, clock } = h.services.core;
     assert.throws(() =>
       writer.write(() => {
@@ -62,20 +62,20 @@ describe('webhook outbox', () => {
     assert.equal(deliveries(h).length, 0);
   });
 
-  test('disabled subscriptions and other accounts get nothing', () => {
+  test('disabled subscriptions and other accounts get nothing', async () => {
     const h = harness();
-    const w = subscribe(h, ['recording.created']);
+    const w = await subscribe(h, ['recording.created']);
     h.services.webhooks.disable(h.accountId, w.id);
     const otherAccount = h.services.auth.createAccount('other');
-    h.services.webhooks.create(otherAccount.id, { url: HOOK, events: ['recording.created'] });
+    await h.services.webhooks.create(otherAccount.id, { url: HOOK, events: ['recording.created'] });
     emit(h, 'recording.created');
     assert.equal(deliveries(h).length, 0);
   });
 
-  test('text-mode subscriptions get no default payload; the text-mode planner seam runs in the emitting transaction', () => {
+  test('text-mode subscriptions get no default payload; the text-mode planner seam runs in the emitting transaction', async () => {
     const h = harness();
-    const text = subscribe(h, ['recording.created'], { payloadMode: 'text' });
-    const rule = subscribe(h, undefined, { payloadMode: 'text', rules: { prefix: 'todo' } });
+    const text = await subscribe(h, ['recording.created'], { payloadMode: 'text' });
+    const rule = await subscribe(h, undefined, { payloadMode: 'text', rules: { prefix: 'todo' } });
     emit(h, 'recording.created');
     assert.equal(deliveries(h).length, 0, 'without a planner, text mode sends nothing');
 
@@ -95,10 +95,10 @@ describe('webhook outbox', () => {
     assert.equal(queued?.body, '{"text":1}');
   });
 
-  test('disabling a subscription cancels its queued deliveries (status disabled), not other subscriptions\'', () => {
+  test('disabling a subscription cancels its queued deliveries (status disabled), not other subscriptions\'', async () => {
     const h = harness();
-    const a = subscribe(h, ['recording.created', 'recording.updated']);
-    const b = subscribe(h, ['recording.created']);
+    const a = await subscribe(h, ['recording.created', 'recording.updated']);
+    const b = await subscribe(h, ['recording.created']);
     emit(h, 'recording.created');
     emit(h, 'recording.updated', 'rec_1', 2);
     h.services.webhooks.disable(h.accountId, a.id);

@@ -21,7 +21,7 @@ test('the README receiver verifies a real delivery and refuses a tampered one (5
   const port = await unusedPort();
   const h = harness({ webhookAllow: '127.0.0.1' });
   h.clock.set(Date.now());
-  const { secret } = h.services.webhooks.create(h.accountId, { url: `http://127.0.0.1:${port}/hook`, events: ['recording.created'] });
+  const { secret } = await h.services.webhooks.create(h.accountId, { url: `http://127.0.0.1:${port}/hook`, events: ['recording.created'] });
   const child = spawn(process.execPath, ['--input-type=module', '-e', code.replace('.listen(8000)', `.listen(${port})`)], {
     env: { ...process.env, RECLIB_WEBHOOK_SECRET: secret },
   });

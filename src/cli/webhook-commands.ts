@@ -34,7 +34,7 @@ export function registerWebhookCommands(program: Command): void {
       withServices(opts, async (s) => {
         s.auth.account(opts.account);
         const hasRules = [opts.rulePrefix, opts.ruleCaptureInput, opts.ruleKind].some((x) => x !== undefined);
-        const r = await s.webhooks.createChecked(opts.account, {
+        const r = await s.webhooks.create(opts.account, {
           url: opts.url,
           events: opts.events === undefined ? undefined : list(opts.events),
           payloadMode: opts.payloadMode,

@@ -1,7 +1,7 @@
 // Webhook subscriptions (spec "webhook subscription", CONTRACT §5-6) and the wiring of the outbox
 // and the delivery scheduler. Secrets are derived from the master secret, never stored.
 import type { Core } from '../context';
-import { checkWebhookDestination, checkWebhookUrl, parseAllowList, systemResolver } from '../delivery/destination-guard';
+import { checkWebhookDestination, parseAllowList, systemResolver } from '../delivery/destination-guard';
 import { Outbox } from '../delivery/outbox';
 import { DeliveryScheduler, type SchedulerOptions } from '../delivery/scheduler';
 import { deriveWebhookSecret } from '../delivery/signing';
@@ -47,28 +47,21 @@ export class WebhookService {
   ) {
     this.store = new WebhookStore(core.db);
     this.deliveries = new DeliveryStore(core.db);
-    this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store, schedulerOptions);
+    this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store, { resolver: core.resolver, ...schedulerOptions });
     this.outbox = new Outbox(core, this.store, this.deliveries, this.scheduler.nudge);
   }
 
   /**
    * Creates a subscription; the secret is returned here and never again. The URL is checked with
    * DNS (checkWebhookDestination): a hostname that resolves to a private address is refused now,
-   * and one that resolves into a --webhook-allow range counts as listed. The HTTP routes and the
-   * CLI create through here.
+   * and one that resolves into a --webhook-allow range counts as listed.
    */
-  async createChecked(accountId: string, input: WebhookInput): Promise<{ webhook: WebhookJson; secret: string }> {
+  async create(accountId: string, input: WebhookInput): Promise<{ webhook: WebhookJson; secret: string }> {
     const valid = validateWebhookInput(input);
     const allow = parseAllowList(this.core.config.webhookAllow);
-    const url = await checkWebhookDestination(valid.url, allow, this.schedulerOptions.resolver ?? systemResolver);
+    const url = await checkWebhookDestination(valid.url, allow, this.schedulerOptions.resolver ?? this.core.resolver ?? systemResolver);
     // Normalised by the URL parser: what was checked is exactly what will be called.
     return this.insert(accountId, valid, url.href);
-  }
-
-  /** createChecked without the DNS step: the URL text alone must pass. */
-  create(accountId: string, input: WebhookInput): { webhook: WebhookJson; secret: string } {
-    const valid = validateWebhookInput(input);
-    return this.insert(accountId, valid, checkWebhookUrl(valid.url, parseAllowList(this.core.config.webhookAllow)).href);
   }
 
   private insert(accountId: string, valid: ValidWebhookInput, url: string): { webhook: WebhookJson; secret: string } {

@@ -24,7 +24,7 @@ describe('subscription creation checks the resolved address', () => {
     const h = harness();
     const webhooks = new WebhookService(h.services.core, { resolver: answering(PRIVATE_V4) });
     await assert.rejects(
-      webhooks.createChecked(h.accountId, { url: 'https://intranet.example/hook', events: ['recording.created'] }),
+      webhooks.create(h.accountId, { url: 'https://intranet.example/hook', events: ['recording.created'] }),
       (e: unknown) => e instanceof AppError && e.code === 'invalid_request' && /non-public/.test(e.message),
     );
     assert.equal(webhooks.listActive(h.accountId).length, 0);
@@ -33,14 +33,14 @@ describe('subscription creation checks the resolved address', () => {
   test('a public hostname is accepted', async () => {
     const h = harness();
     const webhooks = new WebhookService(h.services.core, { resolver: answering(PUBLIC_V4) });
-    const { webhook } = await webhooks.createChecked(h.accountId, { url: 'https://hooks.example/x', events: ['recording.created'] });
+    const { webhook } = await webhooks.create(h.accountId, { url: 'https://hooks.example/x', events: ['recording.created'] });
     assert.equal(webhook.url, 'https://hooks.example/x');
   });
 
   test('a hostname resolving into a listed CIDR may use http and any port', async () => {
     const h = harness({ webhookAllow: '127.0.0.0/8' });
     const webhooks = new WebhookService(h.services.core, { resolver: answering(LOOPBACK_V4) });
-    const { webhook } = await webhooks.createChecked(h.accountId, { url: 'http://nas.lan:8123/hook', events: ['recording.created'] });
+    const { webhook } = await webhooks.create(h.accountId, { url: 'http://nas.lan:8123/hook', events: ['recording.created'] });
     assert.equal(webhook.url, 'http://nas.lan:8123/hook');
   });
 

@@ -27,7 +27,7 @@ async function setup(t: TestContext, over: Partial<Config> = {}, answer?: Receiv
   const h = harness({ webhookAllow: '127.0.0.1', ...over });
   const receiver = await startReceiver(answer);
   t.after(() => receiver.close());
-  const { webhook, secret } = h.services.webhooks.create(h.accountId, { url: receiver.url, events: ['recording.updated'] });
+  const { webhook, secret } = await h.services.webhooks.create(h.accountId, { url: receiver.url, events: ['recording.updated'] });
   const { writer, clock } = h.services.core;
   let revision = 0;
   return {

@@ -6,9 +6,20 @@ import { testConfig, type Config } from '../../src/config';
 import type { Core } from '../../src/context';
 import { openDatabase } from '../../src/db/open';
 import { Writer } from '../../src/db/writer';
+import type { Resolver } from '../../src/delivery/destination-guard';
 import { createApp } from '../../src/http/app';
 import { PERMISSIONS, type Permission } from '../../src/permissions';
 import { createServices } from '../../src/services';
+
+/**
+ * The harness's DNS: localhost is loopback, every other name does not exist. Webhook creation
+ * resolves hostnames, so tests never wait on (or depend on) the machine's resolver; a test about
+ * DNS answers passes its own resolver.
+ */
+export const noDns: Resolver = async (hostname) => {
+  if (hostname === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
 
 export interface Harness {
   clock: FakeClock;
@@ -38,7 +49,7 @@ export function harness(over: Partial<Config> = {}): Harness {
   const clock = new FakeClock();
   const config = testConfig(over);
   const db = openDatabase(config.db);
-  const core: Core = { db, writer: new Writer(db), clock, config, masterSecret: randomBytes(32) };
+  const core: Core = { db, writer: new Writer(db), clock, config, masterSecret: randomBytes(32), resolver: noDns };
   const services = createServices(core);
   const errors: string[] = [];
   const http = createApp(services, { logError: (l) => errors.push(l) });

@@ -21,6 +21,6 @@ export function registerWebhooksV1(r: ApiRouter, deps: HttpDeps): void {
         409: { description: 'limit_reached: the account has 10 active subscriptions' },
       },
     },
-    async (c, { body, principal }) => c.json(await webhooks.createChecked(principal.accountId, body)),
+    async (c, { body, principal }) => c.json(await webhooks.create(principal.accountId, body)),
   );
 }

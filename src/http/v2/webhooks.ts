@@ -58,7 +58,7 @@ export function registerWebhooks(r: ApiRouter, deps: HttpDeps): void {
         409: { description: 'limit_reached: the account has 10 active subscriptions' },
       },
     },
-    async (c, { body, principal }) => c.json(await webhooks.createChecked(principal.accountId, body), 201),
+    async (c, { body, principal }) => c.json(await webhooks.create(principal.accountId, body), 201),
   );
   r.add(
     {
