@@ -5,6 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { loadConfig } from '../src/config';
+import { WalEraser } from '../src/db/wal-eraser';
+import { openRuntime } from '../src/runtime';
 import { harness } from './helpers/harness';
 import { created, patch, remove } from './helpers/recording-client';
 
@@ -55,6 +58,35 @@ describe('deleted text is erased everywhere', () => {
       }
       db.close();
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the WAL file keeps no copy either: the server truncates it shortly after a delete commits', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
+    const file = path.join(dir, 'r.db');
+    const services = openRuntime(loadConfig({ db: file }, {}));
+    try {
+      const account = services.auth.createAccount('me');
+      const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:delete'] }).secret);
+      const marker = 'Quetzalmarmalade';
+      const r = services.recordings.create(principal, { type: 'memo', title: `${marker} call`, transcript: `remember ${marker}` }, 'k1');
+      services.recordings.create(principal, { type: 'clip', transcript: 'a later write after the delete' }, 'k2');
+      services.recordings.remove(principal, r.row.id, 1);
+      const wal = `${file}-wal`;
+      assert.ok(fs.readFileSync(wal).includes(marker), 'sanity: before the eraser runs, the WAL holds the deleted text');
+      const eraser = services.workers.find((w): w is WalEraser => w instanceof WalEraser);
+      assert.ok(eraser, 'serve runs a WalEraser on a file database');
+      const started = Date.now();
+      eraser.start(); // due since the delete committed: truncates after ERASE_DELAY_MS
+      while (fs.statSync(wal).size > 0 && Date.now() - started < 5000) await new Promise((ok) => setTimeout(ok, 50));
+      await eraser.stop();
+      assert.equal(fs.statSync(wal).size, 0, 'the WAL was truncated');
+      assert.ok(!fs.readFileSync(file).includes(marker), 'the database file holds no deleted text');
+      const kept = services.recordings.create(principal, { type: 'clip', transcript: 'writes go on afterwards' }, 'k3');
+      assert.equal(kept.replayed, false);
+    } finally {
+      services.core.db.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
