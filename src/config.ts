@@ -16,7 +16,14 @@ const ConfigSchema = v.object({
   db: v.pipe(v.string(), v.minLength(1, 'db must not be empty')),
   host: v.pipe(v.string(), v.minLength(1, 'host must not be empty')),
   port: intIn('port', 0, 65535),
-  publicUrl: v.optional(v.pipe(v.string(), v.url('public-url must be a URL'))),
+  // The address clients reach the server at: text webhooks' fetchUrl is built on it.
+  publicUrl: v.optional(
+    v.pipe(
+      v.string(),
+      v.url('public-url must be a URL'),
+      v.check((u) => /^https?:\/\/[^/?#]/i.test(u), 'public-url must be an http:// or https:// URL (the address clients reach this server at)'),
+    ),
+  ),
   webhookAllow: v.pipe(
     v.string(),
     v.rawCheck(({ dataset, addIssue }) => {

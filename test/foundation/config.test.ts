@@ -81,6 +81,8 @@ describe('configuration: flags, environment, defaults', () => {
       [{ rateLimit: '1.5' }, /rate-limit/],
       [{ deliveryConcurrency: '0' }, /delivery-concurrency/],
       [{ publicUrl: 'not a url' }, /public-url/],
+      [{ publicUrl: 'ftp://files.example.org' }, /public-url must be an http:\/\/ or https:\/\/ URL/],
+      [{ publicUrl: 'mailto:me@example.org' }, /public-url/],
       [{ db: '' }, /db/],
     ];
     for (const [flags, message] of cases) {
