@@ -30,23 +30,20 @@ export interface ReportTarget {
   saveChange(before: RecordingRow, after: RecordingRow, now: number): void;
 }
 
+/**
+ * Sees the capture metadata a report leaves on the recording (deviceId, captureInput after the
+ * report) before it is stored, and throws to refuse it (v1: the device/input check of a create).
+ */
+export type CaptureCheck = (capture: { deviceId: string | null; captureInput: string | null }) => void;
+
 export class RecordingReports {
   constructor(
     private readonly core: Core,
     private readonly target: ReportTarget,
   ) {}
 
-  /**
-   * `checkCapture` sees the capture metadata a report sets (deviceId, captureInput after the
-   * report) before it is stored; it throws to refuse it (v1: the same device/input check as a create).
-   */
-  processing(
-    principal: Principal,
-    id: string,
-    report: ProcessingReport,
-    expectedRevision?: number,
-    checkCapture?: (capture: { deviceId: string | null; captureInput: string | null }) => void,
-  ): RecordingRow {
+  /** `checkCapture` may refuse the capture metadata the report sets (see CaptureCheck). */
+  processing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number, checkCapture?: CaptureCheck): RecordingRow {
     if (report.captureInput !== undefined) checkOpaqueId('captureInput', report.captureInput);
     if (report.deviceId !== undefined) checkOpaqueId('deviceId', report.deviceId);
     return this.core.writer.write(() => {

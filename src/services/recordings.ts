@@ -27,7 +27,7 @@ import { IndexMerger } from './index-merger';
 import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
-import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
+import { RecordingReports, type AudioReport, type CaptureCheck, type ProcessingReport } from './recording-reports';
 import { listPage, type ListInput } from './recording-search';
 import { SearchTerms } from './search-terms';
 
@@ -239,13 +239,7 @@ export class RecordingService {
   }
 
   /** v1 processing report of the importing application (recording-reports.ts). */
-  reportProcessing(
-    principal: Principal,
-    id: string,
-    report: ProcessingReport,
-    expectedRevision?: number,
-    checkCapture?: (capture: { deviceId: string | null; captureInput: string | null }) => void,
-  ): RecordingRow {
+  reportProcessing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number, checkCapture?: CaptureCheck): RecordingRow {
     return this.reports.processing(principal, id, report, expectedRevision, checkCapture);
   }
 
