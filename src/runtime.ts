@@ -4,7 +4,6 @@ import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
 import type { Core } from './context';
 import { Checkpointer } from './db/checkpointer';
-import { WalEraser } from './db/wal-eraser';
 import { openDatabase } from './db/open';
 import { Writer } from './db/writer';
 import { loadMasterSecret } from './master-secret';
@@ -22,13 +21,12 @@ export function openRuntime(config: Config, clock: Clock = systemClock, masterSe
   const services = createServices(core);
   // Started (with the other workers) only by `serve`; CLI commands write too little to need it.
   if (config.db !== ':memory:') {
-    services.workers.push(new Checkpointer(config.db, db));
+    const checkpointer = new Checkpointer(config.db, db);
     // A deleted recording's text leaves the WAL file too, shortly after the delete commits.
-    const eraser = new WalEraser(db);
     services.recordings.onChange((before, after) => {
-      if (before && before.deleted_at === null && after.deleted_at !== null) core.writer.onCommit(() => eraser.erased());
+      if (before && before.deleted_at === null && after.deleted_at !== null) core.writer.onCommit(() => checkpointer.eraseSoon());
     });
-    services.workers.push(eraser);
+    services.workers.push(checkpointer);
   }
   return services;
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../src/config';
-import { WalEraser } from '../src/db/wal-eraser';
+import { Checkpointer, type CheckpointReport } from '../src/db/checkpointer';
 import { openRuntime } from '../src/runtime';
 import { harness } from './helpers/harness';
 import { created, patch, remove } from './helpers/recording-client';
@@ -62,32 +62,71 @@ describe('deleted text is erased everywhere', () => {
     }
   });
 
-  it('the WAL file keeps no copy either: the server truncates it shortly after a delete commits', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
-    const file = path.join(dir, 'r.db');
-    const services = openRuntime(loadConfig({ db: file }, {}));
-    try {
+  describe('the WAL file keeps no copy either (serve truncates it)', () => {
+    const marker = 'Quetzalmarmalade';
+    /** A file-backed runtime as serve builds it, with a key that may create and delete. */
+    function runtime(dir: string) {
+      const file = path.join(dir, 'r.db');
+      const services = openRuntime(loadConfig({ db: file }, {}));
       const account = services.auth.createAccount('me');
       const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:delete'] }).secret);
-      const marker = 'Quetzalmarmalade';
-      const r = services.recordings.create(principal, { type: 'memo', title: `${marker} call`, transcript: `remember ${marker}` }, 'k1');
-      services.recordings.create(principal, { type: 'clip', transcript: 'a later write after the delete' }, 'k2');
-      services.recordings.remove(principal, r.row.id, 1);
-      const wal = `${file}-wal`;
-      assert.ok(fs.readFileSync(wal).includes(marker), 'sanity: before the eraser runs, the WAL holds the deleted text');
-      const eraser = services.workers.find((w): w is WalEraser => w instanceof WalEraser);
-      assert.ok(eraser, 'serve runs a WalEraser on a file database');
-      const started = Date.now();
-      eraser.start(); // due since the delete committed: truncates after ERASE_DELAY_MS
-      while (fs.statSync(wal).size > 0 && Date.now() - started < 5000) await new Promise((ok) => setTimeout(ok, 50));
-      await eraser.stop();
-      assert.equal(fs.statSync(wal).size, 0, 'the WAL was truncated');
-      assert.ok(!fs.readFileSync(file).includes(marker), 'the database file holds no deleted text');
-      const kept = services.recordings.create(principal, { type: 'clip', transcript: 'writes go on afterwards' }, 'k3');
-      assert.equal(kept.replayed, false);
-    } finally {
-      services.core.db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      const checkpointer = services.workers.find((w): w is Checkpointer => w instanceof Checkpointer);
+      assert.ok(checkpointer, 'serve runs a Checkpointer on a file database');
+      const truncated = () =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no WAL truncation within 5 s')), 5000);
+          checkpointer.onCheckpoint((r: CheckpointReport) => {
+            if (r.truncated) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        });
+      const create = (text: string, key: string) => services.recordings.create(principal, { type: 'memo', title: 'call', transcript: text }, key).row;
+      const remove = (id: string) => services.recordings.remove(principal, id, 1);
+      return { file, wal: `${file}-wal`, services, checkpointer, truncated, create, remove };
     }
+
+    it('shortly after a delete commits, while serve runs', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
+      const rt = runtime(dir);
+      try {
+        const firstPass = rt.truncated(); // the start-up truncation (see the next test)
+        for (const w of rt.services.workers) w.start();
+        await firstPass;
+        const r = rt.create(`remember ${marker}`, 'k1');
+        rt.create('a later write', 'k2');
+        assert.ok(fs.readFileSync(rt.wal).includes(marker), 'sanity: the WAL holds the text');
+        const erased = rt.truncated();
+        rt.remove(r.id);
+        await erased;
+        assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
+        assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
+        assert.equal(rt.create('writes go on afterwards', 'k3').revision, 1);
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a delete whose process died before the truncation is erased when serve starts again', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
+      const rt = runtime(dir);
+      try {
+        const r = rt.create(`remember ${marker}`, 'k1');
+        rt.remove(r.id); // no worker running: as if the process was killed right after the commit
+        assert.ok(fs.readFileSync(rt.wal).includes(marker), 'sanity: the WAL holds the text');
+        const erased = rt.truncated();
+        for (const w of rt.services.workers) w.start();
+        await erased;
+        assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
+        assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });
