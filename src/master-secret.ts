@@ -14,19 +14,31 @@ export function loadMasterSecret(file: string): Buffer {
   return secret;
 }
 
+/** A temporary file of createOnce() this old was left by a process that died mid-way. */
+const STALE_TEMP_MS = 60_000;
+
 /**
  * Creates `file` with `text` unless it exists, so that a server and a CLI starting together agree
- * on one secret. The text is written to a private temporary file first and then linked into place
- * (link() fails if the name exists): nobody can read the file half-written, and a crash leaves at
- * most the temporary file, never an empty secret that would keep the server from starting. On a
- * file system without hard links, an exclusive create ('wx') and a write do it instead.
+ * on one secret. The text is written to a private temporary file and flushed to disk first, then
+ * linked into place (link() fails if the name exists) and the directory flushed: nobody can read
+ * the file half-written, and neither a crash nor a power loss leaves an empty secret that would
+ * keep the server from starting. On a file system without hard links, an exclusive create ('wx')
+ * and a write do it instead.
  */
 function createOnce(file: string, text: string): void {
+  removeStaleTemps(file);
   if (fs.existsSync(file)) return;
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });
+  const fd = fs.openSync(temp, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
   try {
     fs.linkSync(temp, file);
+    syncDirectory(path.dirname(path.resolve(file)));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST') {
@@ -39,5 +51,40 @@ function createOnce(file: string, text: string): void {
     }
   } finally {
     fs.rmSync(temp, { force: true });
+  }
+}
+
+/** Temporary copies of the secret that a process dying between write and cleanup left behind. */
+function removeStaleTemps(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  const prefix = `${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d+\.[0-9a-f]{12}\.tmp$/.test(name.slice(prefix.length))) continue;
+    const temp = path.join(dir, name);
+    try {
+      // Only old ones: a young one may belong to a process starting right now.
+      if (Date.now() - fs.statSync(temp).mtimeMs > STALE_TEMP_MS) fs.rmSync(temp, { force: true });
+    } catch {
+      // Gone already, or not ours to remove: leave it.
+    }
+  }
+}
+
+/** Makes a new directory entry durable (Linux, macOS); a platform that cannot open directories skips it. */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // e.g. Windows: directories cannot be opened; the entry is flushed with the file system.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
