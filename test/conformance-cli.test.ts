@@ -1,6 +1,8 @@
 // Conformance: CONTRACT §2, the admin CLI of the built bundle. Every command takes --db and --json;
 // with --json it prints exactly one JSON object on stdout (shapes below), without it friendly
 // text; errors go to stderr with a non-zero exit code.
+// Webhook URLs here name a public address literally (93.184.216.34): `webhooks create` resolves a
+// hostname, and a CLI test must not depend on (or wait for) the machine's DNS.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -69,7 +71,7 @@ describe('CONTRACT §2: every command with --json prints exactly one JSON object
       ],
     });
 
-    const hook = await one(['webhooks', 'create', '--db', db, '--account', acc, '--url', 'https://hooks.example.com/a', '--events', 'recording.created']);
+    const hook = await one(['webhooks', 'create', '--db', db, '--account', acc, '--url', 'https://93.184.216.34/a', '--events', 'recording.created']);
     assert.deepEqual(Object.keys(hook), ['webhook', 'secret']);
     assert.deepEqual(Object.keys(hook.webhook), ['id', 'url', 'events', 'payloadMode', 'rules', 'status', 'createdAt']);
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'whsec_ + standard base64 of 32 bytes');
@@ -115,10 +117,10 @@ describe('CONTRACT §1: every setting is a flag — webhooks create takes the se
     const db = path.join(dir, 'master.db');
     const master = path.join(dir, 'elsewhere', 'master.secret');
     const acc = (await one(['accounts', 'create', '--db', db, '--name', 'm'])).account.id as string;
-    const made = await one(['webhooks', 'create', '--db', db, '--master-secret-file', master, '--account', acc, '--url', 'https://hooks.example.com/m', '--events', 'recording.created']);
+    const made = await one(['webhooks', 'create', '--db', db, '--master-secret-file', master, '--account', acc, '--url', 'https://93.184.216.34/m', '--events', 'recording.created']);
     assert.equal(made.secret, deriveWebhookSecret(secretOf(master), made.webhook.id));
     assert.notEqual(made.secret, deriveWebhookSecret(secretOf(`${db}.secret`), made.webhook.id));
-    const env = await runCli(['webhooks', 'create', '--db', db, '--account', acc, '--url', 'https://hooks.example.com/e', '--events', 'recording.created', '--json'], {
+    const env = await runCli(['webhooks', 'create', '--db', db, '--account', acc, '--url', 'https://93.184.216.34/e', '--events', 'recording.created', '--json'], {
       env: { RECLIB_MASTER_SECRET_FILE: master },
     });
     const viaEnv = JSON.parse(env.stdout) as { webhook: { id: string }; secret: string };

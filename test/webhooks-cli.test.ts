@@ -1,3 +1,5 @@
+// Webhook URLs here name a public address literally (93.184.216.34): `webhooks create` resolves a
+// hostname, and a CLI test must not depend on (or wait for) the machine's DNS.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,7 +15,7 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('reclib webhooks create|list|disable', () => {
   test('create prints {"webhook":{…},"secret":"whsec_…"}; list and disable work on the same file', async () => {
     const { account } = await cliJson(['accounts', 'create', '--db', db, '--name', 'cli']);
-    const made = await cliJson(['webhooks', 'create', '--db', db, '--account', account.id, '--url', 'https://hooks.example.com/x', '--events', 'recording.created,recording.deleted']);
+    const made = await cliJson(['webhooks', 'create', '--db', db, '--account', account.id, '--url', 'https://93.184.216.34/x', '--events', 'recording.created,recording.deleted']);
     assert.deepEqual(Object.keys(made).sort(), ['secret', 'webhook']);
     assert.deepEqual(made.webhook.events, ['recording.created', 'recording.deleted']);
     assert.equal(made.webhook.payloadMode, 'default');
@@ -22,7 +24,7 @@ describe('reclib webhooks create|list|disable', () => {
     const master = Buffer.from(fs.readFileSync(`${db}.secret`, 'utf8').trim(), 'base64');
     assert.equal(made.secret, deriveWebhookSecret(master, made.webhook.id));
 
-    const ruled = await cliJson(['webhooks', 'create', '--db', db, '--account', account.id, '--url', 'https://hooks.example.com/todo', '--payload-mode', 'text', '--rule-prefix', 'Todo', '--rule-capture-input', 'hold', '--rule-kind', 'clip']);
+    const ruled = await cliJson(['webhooks', 'create', '--db', db, '--account', account.id, '--url', 'https://93.184.216.34/todo', '--payload-mode', 'text', '--rule-prefix', 'Todo', '--rule-capture-input', 'hold', '--rule-kind', 'clip']);
     assert.deepEqual(ruled.webhook.events, ['recording.transcript_ready']);
     assert.deepEqual(ruled.webhook.rules, { prefix: 'Todo', captureInput: 'hold', kind: 'clip' });
 
@@ -44,7 +46,7 @@ describe('reclib webhooks create|list|disable', () => {
     assert.match(refused.stderr, /url: must use https/);
     const allowed = await cliJson(['webhooks', 'create', '--db', db, '--account', account.id, '--url', 'http://192.168.1.5:8123/hook', '--events', 'recording.created', '--webhook-allow', '192.168.1.0/24']);
     assert.equal(allowed.webhook.url, 'http://192.168.1.5:8123/hook');
-    const badEvent = await runCli(['webhooks', 'create', '--db', db, '--account', account.id, '--url', 'https://hooks.example.com/', '--events', 'recording.exploded']);
+    const badEvent = await runCli(['webhooks', 'create', '--db', db, '--account', account.id, '--url', 'https://93.184.216.34/', '--events', 'recording.exploded']);
     assert.notEqual(badEvent.code, 0);
     assert.match(badEvent.stderr, /events\[0\]: unknown event type/);
   });
