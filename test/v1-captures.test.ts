@@ -5,13 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { harness } from './helpers/harness';
 import { assertError } from './helpers/recording-client';
-import { feedTypes, v1Audio, v1Created, v1Get, v1Processing, v1Put } from './helpers/v1-client';
-
-function withRing() {
-  const h = harness();
-  h.services.devices.add(h.accountId, { id: 'ring-1', name: 'Ring', model: 'ring' });
-  return h;
-}
+import { feedTypes, v1Audio, v1Created, v1Get, v1Processing, v1Put, withRing } from './helpers/v1-client';
 
 describe('app captures', () => {
   it('a session create with deviceId or captureInput and no text is a pending capture: no recording.created until its text is saved', async () => {

@@ -3,15 +3,8 @@
 // recordButton is not accepted for the ring-type device) and its device must exist.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { harness } from './helpers/harness';
 import { assertError } from './helpers/recording-client';
-import { v1Created, v1Get, v1Processing } from './helpers/v1-client';
-
-function withRing() {
-  const h = harness();
-  h.services.devices.add(h.accountId, { id: 'ring-1', name: 'Ring', model: 'ring' });
-  return h;
-}
+import { v1Created, v1Get, v1Processing, withRing } from './helpers/v1-client';
 
 describe('putProcessing: late capture metadata of an app capture', () => {
   it('refuses an input the device does not have, as createRecording does (400), and stores nothing', async () => {

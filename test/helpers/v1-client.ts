@@ -1,6 +1,13 @@
 // Small helpers for the v1 tests: recording writes and reads over /api/v1.
 import assert from 'node:assert/strict';
-import type { Harness, TestResponse } from './harness';
+import { harness, type Harness, type TestResponse } from './harness';
+
+/** A fresh harness whose account has the ring device ring-1. */
+export function withRing(): Harness {
+  const h = harness();
+  h.services.devices.add(h.accountId, { id: 'ring-1', name: 'Ring', model: 'ring' });
+  return h;
+}
 
 let keys = 0;
 export const v1Key = (): string => `v1-idem-${++keys}`;
