@@ -35,6 +35,7 @@ describe('capture rule conditions', () => {
   const cases: Array<[string, Record<string, string>, string, boolean]> = [
     ['prefix matches case-insensitively', { prefix: 'todo' }, 'TODO buy milk', true],
     ['prefix is anchored at the start', { prefix: 'todo' }, 'buy milk todo', false],
+    ['whitespace before the first word is not the start (speech recognisers emit it)', { prefix: 'todo' }, ' \n Todo buy milk', true],
     ['captureInput must match', { captureInput: 'doubleTap' }, 'Todo buy milk', false],
     ['captureInput matches', { captureInput: 'hold' }, 'anything', true],
     ['kind must match', { kind: 'memo' }, 'Todo buy milk', false],
@@ -56,6 +57,9 @@ describe('capture rule conditions', () => {
     const cap = await ringCapture(h, 'TODO: \t buy milk  ');
     const [d] = sent(h, cap.id);
     assert.deepEqual([d!.body.command, d!.body.transcript], ['buy milk  ', 'TODO: \t buy milk  ']);
+    const spoken = await ringCapture(h, ' Todo: call mum');
+    const [e] = sent(h, spoken.id);
+    assert.deepEqual([e!.body.command, e!.body.transcript], ['call mum', ' Todo: call mum']);
   });
 
   it('every matching subscription gets its own delivery', async () => {

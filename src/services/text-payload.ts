@@ -67,11 +67,14 @@ export function textPayloadBody(config: Pick<Config, 'publicUrl' | 'host' | 'por
 
 /**
  * The capture-rule prefix test: case-insensitive, anchored at the start of the transcript. Returns
- * the command (the transcript without the prefix and the whitespace after it), or null.
+ * the command (the transcript without the prefix and the whitespace after it), or null. The start
+ * is the first character that is not whitespace: speech recognisers often begin a transcript with
+ * a space (" todo buy milk"), and that transcript starts with "todo" to whoever said it.
  */
 export function matchPrefix(transcript: string, prefix: string): string | null {
-  const head = transcript.slice(0, prefix.length);
+  const text = transcript.replace(/^\s+/u, '');
+  const head = text.slice(0, prefix.length);
   // Compared per UTF-16 unit count of the prefix, so the command is cut at the same place.
   const same = head.toLowerCase() === prefix.toLowerCase() || head.toUpperCase() === prefix.toUpperCase();
-  return same ? transcript.slice(prefix.length).replace(/^\s+/u, '') : null;
+  return same ? text.slice(prefix.length).replace(/^\s+/u, '') : null;
 }
