@@ -36,6 +36,7 @@ describe('capture rule conditions', () => {
     ['prefix matches case-insensitively', { prefix: 'todo' }, 'TODO buy milk', true],
     ['prefix is anchored at the start', { prefix: 'todo' }, 'buy milk todo', false],
     ['whitespace before the first word is not the start (speech recognisers emit it)', { prefix: 'todo' }, ' \n Todo buy milk', true],
+    ['a prefix configured with a leading space matches the same way', { prefix: ' todo' }, 'Todo buy milk', true],
     ['captureInput must match', { captureInput: 'doubleTap' }, 'Todo buy milk', false],
     ['captureInput matches', { captureInput: 'hold' }, 'anything', true],
     ['kind must match', { kind: 'memo' }, 'Todo buy milk', false],

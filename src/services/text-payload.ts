@@ -71,8 +71,10 @@ export function textPayloadBody(config: Pick<Config, 'publicUrl' | 'host' | 'por
  * is the first character that is not whitespace: speech recognisers often begin a transcript with
  * a space (" todo buy milk"), and that transcript starts with "todo" to whoever said it.
  */
-export function matchPrefix(transcript: string, prefix: string): string | null {
+export function matchPrefix(transcript: string, rulePrefix: string): string | null {
   const text = transcript.replace(/^\s+/u, '');
+  // The same for a prefix configured with a leading space (it could never match otherwise).
+  const prefix = rulePrefix.replace(/^\s+/u, '');
   const head = text.slice(0, prefix.length);
   // Compared per UTF-16 unit count of the prefix, so the command is cut at the same place.
   const same = head.toLowerCase() === prefix.toLowerCase() || head.toUpperCase() === prefix.toUpperCase();
