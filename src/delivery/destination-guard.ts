@@ -142,12 +142,6 @@ function hostIp(url: URL): Ip | null {
   return ip ? unmap(ip) : null;
 }
 
-/** Is the destination listed in --webhook-allow (exempt from https, port 443 and public-only)? */
-export function isListedDestination(url: URL, allow: AllowList): boolean {
-  const ip = hostIp(url);
-  return ip ? isRangeListed(ip, allow) : isHostnameListed(url.hostname, allow);
-}
-
 function parseWebhookUrl(raw: string): URL {
   let url: URL;
   try {
@@ -173,19 +167,28 @@ function isLocalhostName(hostname: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
-/** The creation-time check of a subscription URL. Throws 400 invalid_request saying why. */
-export function checkWebhookUrl(raw: string, allow: AllowList): URL {
-  const url = parseWebhookUrl(raw);
-  if (isListedDestination(url, allow)) return url;
+/** The rules of a destination that --webhook-allow does not list: https on 443 to a public host. */
+function checkUnlisted(url: URL, ip: Ip | null): void {
   const problem = schemeOrPortProblem(url);
   if (problem) throw invalid(problem);
-  const ip = hostIp(url);
   if (ip) {
     if (!isPublicIp(ip)) throw invalid('url: host must be a public address');
   } else if (isLocalhostName(url.hostname)) {
     throw invalid('url: host must not be localhost');
   }
-  return url;
+}
+
+/** The creation-time check of a subscription URL by its text alone. Throws 400 invalid_request saying why. */
+export function checkWebhookUrl(raw: string, allow: AllowList): URL {
+  return checkWebhookTarget(raw, allow, false).url;
+}
+
+export interface WebhookTarget {
+  url: URL;
+  /** Listed in --webhook-allow by its text (a hostname entry, or an IP literal in a listed range). */
+  listed: boolean;
+  /** Acceptable only if every address the host resolves to lies in a listed range (see below). */
+  rangeOnly: boolean;
 }
 
 /**
@@ -193,16 +196,17 @@ export function checkWebhookUrl(raw: string, allow: AllowList): URL {
  * localhost) while the allow list has ranges: a CIDR entry matches the resolved address too
  * (CONTRACT §1), so such a URL is a listed destination when every address its host resolves to
  * lies in a listed range. That is left to the lookup: `rangeOnly` says every resolved address must
- * be in a listed range.
+ * be in a listed range. (`byResolvedAddress` false: the text alone decides, as checkWebhookUrl.)
  */
-export function checkWebhookTarget(raw: string, allow: AllowList): { url: URL; rangeOnly: boolean } {
+export function checkWebhookTarget(raw: string, allow: AllowList, byResolvedAddress = true): WebhookTarget {
   const url = parseWebhookUrl(raw);
+  const ip = hostIp(url);
+  const listed = ip ? isRangeListed(ip, allow) : isHostnameListed(url.hostname, allow);
+  if (listed) return { url, listed, rangeOnly: false };
   const rangeOnly =
-    !isListedDestination(url, allow) &&
-    hostIp(url) === null &&
-    allow.ranges.length > 0 &&
-    (schemeOrPortProblem(url) !== null || isLocalhostName(url.hostname));
-  return rangeOnly ? { url, rangeOnly } : { url: checkWebhookUrl(raw, allow), rangeOnly };
+    byResolvedAddress && ip === null && allow.ranges.length > 0 && (schemeOrPortProblem(url) !== null || isLocalhostName(url.hostname));
+  if (!rangeOnly) checkUnlisted(url, ip);
+  return { url, listed, rangeOnly };
 }
 
 /** Every address lies in a listed range (the resolved-address match of a CIDR entry). */
@@ -272,8 +276,8 @@ export async function checkWebhookDestination(
   resolver: Resolver = systemResolver,
   timeoutMs = 2000,
 ): Promise<URL> {
-  const { url, rangeOnly } = checkWebhookTarget(raw, allow);
-  if (hostIp(url) || isListedDestination(url, allow)) return url;
+  const { url, listed, rangeOnly } = checkWebhookTarget(raw, allow);
+  if (listed || hostIp(url)) return url;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<null>((resolve) => (timer = setTimeout(resolve, timeoutMs, null)));
   const addresses = await Promise.race([resolver(url.hostname, 0).catch(() => null), timedOut]);

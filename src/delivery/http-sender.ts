@@ -46,7 +46,7 @@ const FRIENDLY_ERRORS: Record<string, string> = {
 };
 
 function describeError(err: unknown): string {
-  // AppError here is checkWebhookUrl's "url: ..." and DestinationBlockedError the lookup's refusal:
+  // AppError here is checkWebhookTarget's "url: ..." and DestinationBlockedError the lookup's refusal:
   // both messages are written for subscribers.
   if (err instanceof AppError || err instanceof DestinationBlockedError) return err.message;
   if (!(err instanceof Error)) return 'request failed';
