@@ -3,6 +3,7 @@
 import * as v from 'valibot';
 import { PERMISSIONS } from '../permissions';
 import { MAX_RECORDED_AT } from '../services/recording-model';
+import { PAGE_BYTES } from '../services/recording-search';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
@@ -47,3 +48,26 @@ export const Expiry = v.optional(
 );
 
 export const Name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'));
+
+const PAGE_MB = PAGE_BYTES / (1024 * 1024);
+
+/** `limit` of a recordings page (v1 and v2): the count bound; the byte bound is PAGE_BYTES. */
+export const RecordingsLimit = v.optional(
+  v.pipe(
+    queryInt(1, 100),
+    v.description(
+      `Page size 1-100, default 50. A page also stops at about ${PAGE_MB} MB of JSON (long transcripts), ` +
+        'so it may hold fewer recordings than limit with a non-null nextCursor: keep paging until nextCursor is null.',
+    ),
+  ),
+  '50',
+);
+
+/** `nextCursor` of a recordings page (v1 and v2). */
+export const RecordingsNextCursor = v.pipe(
+  v.nullable(v.string()),
+  v.description(
+    `Pass as cursor for the next page; null on the last page. A page cut short (limit reached, or about ${PAGE_MB} MB of JSON) ` +
+      'has one even when it holds fewer than limit recordings.',
+  ),
+);

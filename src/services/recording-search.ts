@@ -169,18 +169,41 @@ export function listPage(
     if (expr === null) return empty;
     if (expr !== '') match = expr;
   }
-  const rows = store.page({
-    accountId,
-    match,
-    type: filters.type,
-    status: filters.status,
-    deviceId: filters.deviceId,
-    source: filters.source,
-    lo,
-    hi,
-    limit: input.limit + 1,
-  });
-  if (rows.length <= input.limit) return { rows, nextCursor: null };
+  // One row past the limit says whether another page exists; a row that would take the page past
+  // PAGE_BYTES ends it early (it is the first of the next page), unless the page is still empty.
+  let bytes = 0;
+  let full = false;
+  const rows = store.page(
+    {
+      accountId,
+      match,
+      type: filters.type,
+      status: filters.status,
+      deviceId: filters.deviceId,
+      source: filters.source,
+      lo,
+      hi,
+      limit: input.limit + 1,
+    },
+    (row) => {
+      const size = jsonBytes(row);
+      full = bytes > 0 && bytes + size > PAGE_BYTES;
+      bytes += size;
+      return !full;
+    },
+  );
+  if (!full && rows.length <= input.limit) return { rows, nextCursor: null };
   const page = rows.slice(0, input.limit);
   return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!.seq, filters) };
 }
+
+/**
+ * About how many bytes of JSON a page may hold (CONTRACT §12): one page of 100 recordings with
+ * 1.5 MB transcripts would otherwise be a 150 MB answer, built in memory and held until a slow
+ * client has read it. A page cut short by this bound has a nextCursor, like any page but the last.
+ */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+
+/** A row's size in its JSON answers, near enough: its text in UTF-8 plus the fixed fields. */
+const jsonBytes = (row: RecordingRow): number =>
+  Buffer.byteLength(row.title) + Buffer.byteLength(row.transcript) + Buffer.byteLength(row.summary) + row.audio.length + 512;

@@ -56,7 +56,11 @@ export class RecordingSearchStore {
     );
   }
 
-  page(q: ListQuery): RecordingRow[] {
+  /**
+   * The rows of one page in order, read one at a time: `take` sees each row before it joins the
+   * page and may end the page there (the byte bound of a page), so rows past it are never read.
+   */
+  page(q: ListQuery, take: (row: RecordingRow) => boolean = () => true): RecordingRow[] {
     const shape = {
       match: q.match !== undefined,
       type: q.type !== undefined,
@@ -78,6 +82,11 @@ export class RecordingSearchStore {
       const value = q[k];
       if (value !== undefined) params[k] = value;
     }
-    return stmt.all(params);
+    const rows: RecordingRow[] = [];
+    for (const row of stmt.iterate(params)) {
+      if (!take(row)) break;
+      rows.push(row);
+    }
+    return rows;
   }
 }

@@ -5,7 +5,7 @@ import { INPUT_NAMES, RECORDING_TYPES } from '../../services/device-inputs';
 import { PROCESSING_MOVES_TEXT } from '../../services/processing-status';
 import { MAX_AUDIO_REFS } from '../../services/recording-input';
 import { RECORDING_STATUSES } from '../../services/recording-model';
-import { Id, queryInt, RecordedAt } from '../schemas';
+import { Id, queryInt, RecordedAt, RecordingsLimit } from '../schemas';
 
 export const V1_IDEMPOTENCY_MAX = 128;
 
@@ -39,7 +39,7 @@ export const ListV1Query = v.strictObject({
   cursor: v.optional(
     v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'), v.description('nextCursor of the previous page (same filters); empty: the first page')),
   ),
-  limit: v.optional(v.pipe(queryInt(1, 100), v.description('Page size 1-100, default 50')), '50'),
+  limit: RecordingsLimit,
 });
 export type ListV1 = v.InferOutput<typeof ListV1Query>;
 

@@ -9,8 +9,9 @@ import type { RecordingRow } from '../../services/recording-model';
 import type { Services } from '../../services';
 import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
+import { recordingsPage } from '../page-answer';
 import type { ApiRouter } from '../router';
-import { IdParams } from '../schemas';
+import { IdParams, RecordingsNextCursor } from '../schemas';
 import { CreateV1Body, LatestClipQuery, ListV1Query, PutV1Body, V1_IDEMPOTENCY_MAX, type ListV1 } from './recordings-input';
 import { RecordingV1Response, RecordingV1Schema, recordingV1Json, writtenV1 } from './recordings-shape';
 import { idempotencyKey, ifMatch, ifMatchFor } from '../request-headers';
@@ -74,11 +75,12 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       method: 'get', path: '/recordings', operationId: 'listRecordings', tag: 'recordings', access: { permission: 'recordings:read' },
       summary: 'Search and page the library, newest first by capture time (pending captures included)',
       query: ListV1Query,
-      responses: { 200: { description: 'One page', schema: v.object({ recordings: v.array(RecordingV1Schema), nextCursor: v.nullable(v.string()) }) } },
+      responses: { 200: { description: 'One page', schema: v.object({ recordings: v.array(RecordingV1Schema), nextCursor: RecordingsNextCursor }) } },
+      directAnswer: true,
     },
     (c, { query, principal }) => {
       const { rows, nextCursor } = recordings.list(principal, listInput(query, query.limit));
-      return c.json({ recordings: rows.map(recordingV1Json), nextCursor });
+      return recordingsPage(c, rows, recordingV1Json, nextCursor);
     },
   );
   r.add(

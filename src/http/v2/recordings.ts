@@ -10,8 +10,9 @@ import { MAX_RECORDED_AT, RECORDING_STATUSES, recordingJson, recordingRef, type 
 import { MAX_IDEMPOTENCY_KEY } from '../../services/recordings';
 import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
+import { recordingsPage } from '../page-answer';
 import { jsonAnswer, type ApiRouter } from '../router';
-import { Id, IdParams, queryInt, RecordedAt } from '../schemas';
+import { Id, IdParams, queryInt, RecordedAt, RecordingsLimit, RecordingsNextCursor } from '../schemas';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
@@ -84,7 +85,7 @@ const ListQuery = v.strictObject({
   status: v.optional(v.picklist(RECORDING_STATUSES, `must be one of ${RECORDING_STATUSES.join(', ')}`)),
   from: v.optional(v.pipe(queryInt(0, Number.MAX_SAFE_INTEGER), v.description('Earliest capture time, Unix ms, inclusive'))),
   to: v.optional(v.pipe(queryInt(0, Number.MAX_SAFE_INTEGER), v.description('Latest capture time, Unix ms, inclusive'))),
-  limit: v.optional(v.pipe(queryInt(1, 100), v.description('Page size 1-100, default 50')), '50'),
+  limit: RecordingsLimit,
   cursor: v.optional(
     v.pipe(
       v.string(),
@@ -96,7 +97,7 @@ const ListQuery = v.strictObject({
 });
 const ListResponse = v.object({
   recordings: v.array(RecordingSchema),
-  nextCursor: v.pipe(v.nullable(v.string()), v.description('Pass as cursor for the next page; null on the last page')),
+  nextCursor: RecordingsNextCursor,
 });
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag of your last read ("3", W/"3" or 3). Missing: 428; stale: 412.' };
@@ -196,7 +197,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
     (c, { query, principal }) => {
       if (query.from !== undefined && query.to !== undefined && query.from > query.to) throw invalid('query.from: must not be after query.to');
       const { rows, nextCursor } = recordings.list(principal, query);
-      return jsonAnswer(c, { recordings: rows.map(recordingJson), nextCursor });
+      return recordingsPage(c, rows, recordingJson, nextCursor);
     },
   );
 }
