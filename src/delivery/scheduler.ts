@@ -7,6 +7,14 @@
 // worker that died or got stuck loses nothing (the row is due again when the lease runs out) and a
 // late finisher with an old token changes nothing. The per-minute window counts attempt rows, so
 // it survives restarts.
+//
+// Fairness (CONTRACT §12): the slots are shared by subscriptions, not by due time. A subscription
+// has at most one send in flight; each tick claims the oldest due delivery of each subscription
+// that has none, least recently claimed subscription first (round robin); and a subscription whose
+// last attempt got no answer at all (timeout, refused connection, blocked destination) waits that
+// delivery's retry delay before any of its deliveries is tried again. So a receiver that never
+// answers holds one slot for one timeout, then none until its retry, and the others keep flowing.
+// This state lives in memory: after a restart a stuck receiver costs one more timed-out attempt.
 import type { Core } from '../context';
 import { randomBase62 } from '../ids';
 import type { Worker } from '../server';
@@ -36,6 +44,7 @@ interface Claim {
   delivery: DeliveryRow & { body: string };
   url: string;
   token: string;
+  lockedUntil: number;
 }
 
 export class DeliveryScheduler implements Worker {
@@ -45,6 +54,13 @@ export class DeliveryScheduler implements Worker {
   private stopped = false;
   private nudgePending = false;
   private allow: AllowList | undefined;
+  /** Subscriptions with a send in flight, until its lease expiry (a hung send does not pin them forever). */
+  private readonly busy = new Map<string, number>();
+  /** Subscriptions whose last attempt got no answer: not tried again before this time. */
+  private readonly pausedUntil = new Map<string, number>();
+  /** Round-robin order: the claim counter at each subscription's last claim. */
+  private readonly lastClaim = new Map<string, number>();
+  private claimCount = 0;
 
   constructor(
     private readonly core: Core,
@@ -120,26 +136,43 @@ export class DeliveryScheduler implements Worker {
       const room = Math.min(free, this.core.config.deliveryPerMinute - this.deliveries.claimsSince(now - WINDOW_MS));
       const claims: Claim[] = [];
       if (room <= 0) return claims;
-      for (const row of this.deliveries.due(now, room)) {
-        // A lease still set on a due row ran out: its worker died or hung before reporting.
-        if (row.lease_token !== null) this.deliveries.interruptAttempts(row.id, INTERRUPTED, now);
-        if (row.attempts >= MAX_ATTEMPTS) {
-          this.deliveries.close(row.id, 'failed', INTERRUPTED, now);
-          continue;
-        }
-        const webhook = this.webhooks.byId(row.webhook_id);
-        if (!webhook || webhook.status !== 'active') {
-          this.deliveries.close(row.id, 'disabled', null, now);
-          continue;
-        }
-        const token = randomBase62(22);
-        const leased = this.deliveries.lease(row.id, token, now + leaseMs(this.core.config.deliveryTimeoutMs), now);
-        if (!leased || leased.body === null) continue;
-        this.deliveries.insertAttempt(row.id, leased.attempts, token, now);
-        claims.push({ delivery: { ...leased, body: leased.body }, url: webhook.url, token });
+      const ready = this.deliveries
+        .dueWebhooks(now)
+        .filter((w) => (this.busy.get(w.webhook_id) ?? 0) <= now && (this.pausedUntil.get(w.webhook_id) ?? 0) <= now)
+        .sort((a, b) => (this.lastClaim.get(a.webhook_id) ?? 0) - (this.lastClaim.get(b.webhook_id) ?? 0) || a.due_at - b.due_at);
+      for (const { webhook_id } of ready) {
+        if (claims.length >= room) break;
+        const claim = this.claimHead(webhook_id, now);
+        if (claim) claims.push(claim);
       }
       return claims;
     });
+  }
+
+  /** Leases the oldest due delivery of one subscription, closing any that can no longer be sent. */
+  private claimHead(webhookId: string, now: number): Claim | undefined {
+    for (let row = this.deliveries.dueHead(webhookId, now); row; row = this.deliveries.dueHead(webhookId, now)) {
+      // A lease still set on a due row ran out: its worker died or hung before reporting.
+      if (row.lease_token !== null) this.deliveries.interruptAttempts(row.id, INTERRUPTED, now);
+      if (row.attempts >= MAX_ATTEMPTS) {
+        this.deliveries.close(row.id, 'failed', INTERRUPTED, now);
+        continue;
+      }
+      const webhook = this.webhooks.byId(row.webhook_id);
+      if (!webhook || webhook.status !== 'active') {
+        this.deliveries.close(row.id, 'disabled', null, now);
+        continue;
+      }
+      const token = randomBase62(22);
+      const lockedUntil = now + leaseMs(this.core.config.deliveryTimeoutMs);
+      const leased = this.deliveries.lease(row.id, token, lockedUntil, now);
+      if (!leased || leased.body === null) return undefined;
+      this.deliveries.insertAttempt(row.id, leased.attempts, token, now);
+      this.busy.set(webhookId, lockedUntil);
+      this.lastClaim.set(webhookId, ++this.claimCount);
+      return { delivery: { ...leased, body: leased.body }, url: webhook.url, token, lockedUntil };
+    }
+    return undefined;
   }
 
   private launch(claim: Claim): void {
@@ -160,6 +193,8 @@ export class DeliveryScheduler implements Worker {
       .catch((err: unknown) => this.log(`reclib: could not record the outcome of ${delivery.id}: ${(err as Error).message}`))
       .finally(() => {
         this.inFlight.delete(done);
+        // Unless a later claim of the subscription took over after our lease ran out.
+        if (this.busy.get(delivery.webhook_id) === claim.lockedUntil) this.busy.delete(delivery.webhook_id);
         if (this.running) this.tick();
       });
     this.inFlight.add(done);
@@ -178,7 +213,11 @@ export class DeliveryScheduler implements Worker {
         statusCode: result.statusCode,
         error: result.error,
       });
-      this.deliveries.finish(id, claim.token, outcome(row, result, now, this.core.config.deliveryBackoffMs), now);
+      const next = outcome(row, result, now, this.core.config.deliveryBackoffMs);
+      this.deliveries.finish(id, claim.token, next, now);
+      // No answer at all: the receiver is down or stuck, so its other deliveries wait for this retry.
+      if (result.statusCode === null && next.next_attempt_at !== null) this.pausedUntil.set(row.webhook_id, next.next_attempt_at);
+      else this.pausedUntil.delete(row.webhook_id);
     });
   }
 

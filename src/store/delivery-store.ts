@@ -76,9 +76,15 @@ export class DeliveryStore {
       anyDue: db.prepare<[number], { one: number }>(
         "SELECT 1 AS one FROM deliveries WHERE status = 'queued' AND next_attempt_at <= ? LIMIT 1",
       ),
-      due: db.prepare<[number, number], DeliveryRow>(
-        `SELECT * FROM deliveries WHERE status = 'queued' AND next_attempt_at <= ? AND body IS NOT NULL
-         ORDER BY next_attempt_at, created_at, rowid LIMIT ?`,
+      dueWebhooks: db.prepare<[number], { webhook_id: string; due_at: number }>(
+        `SELECT webhook_id, min(next_attempt_at) AS due_at FROM deliveries
+         WHERE status = 'queued' AND next_attempt_at <= ? AND body IS NOT NULL GROUP BY webhook_id`,
+      ),
+      // Oldest first within a subscription: with one send in flight per subscription, a receiver
+      // gets its deliveries in the order they were queued (retries aside).
+      dueHead: db.prepare<[string, number], DeliveryRow>(
+        `SELECT * FROM deliveries WHERE webhook_id = ? AND status = 'queued' AND next_attempt_at <= ? AND body IS NOT NULL
+         ORDER BY created_at, rowid LIMIT 1`,
       ),
       claimsSince: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE started_at > ?'),
       // The lease expiry doubles as the next due time: if the worker dies, the row is due again
@@ -146,8 +152,14 @@ export class DeliveryStore {
     return this.s.anyDue.get(now) !== undefined;
   }
 
-  due(now: number, limit: number): DeliveryRow[] {
-    return this.s.due.all(now, limit);
+  /** The subscriptions with a sendable delivery due, each with its earliest due time. */
+  dueWebhooks(now: number): Array<{ webhook_id: string; due_at: number }> {
+    return this.s.dueWebhooks.all(now);
+  }
+
+  /** The oldest sendable due delivery of one subscription. */
+  dueHead(webhookId: string, now: number): DeliveryRow | undefined {
+    return this.s.dueHead.get(webhookId, now);
   }
 
   /** Attempts started after `since` (the sliding per-minute claim window). */
