@@ -14,6 +14,7 @@
 // group, outside their savepoints): work that is cheaper once per transaction than once per row,
 // such as writing the rows noted in recordings_fts_pending to the FTS index in one statement.
 import { BUSY_TIMEOUT_MS, type Db } from './open';
+import { WriteHealth } from './write-health';
 
 /** At most this many requests share one transaction (bounds the time the event loop is held). */
 export const MAX_GROUP = 64;
@@ -40,6 +41,9 @@ export class Writer {
   private lastGroupSize = 0;
   private lastFlushAt = 0;
 
+  /** A full disk or read-only file: every write fails the same way until one succeeds again. */
+  readonly health = new WriteHealth();
+
   constructor(
     readonly db: Db,
     /** The wait before a group under concurrent writes (tests lengthen it to stay deterministic). */
@@ -61,10 +65,13 @@ export class Writer {
           return value;
         })
         .immediate();
+    } catch (error) {
+      throw this.health.refused(error);
     } finally {
       this.depth--;
       this.afterCommit = [];
     }
+    this.health.succeeded();
     for (const hook of hooks) hook();
     return result;
   }
@@ -161,7 +168,7 @@ export class Writer {
         this.runPreCommit();
       }).immediate();
     } catch (error) {
-      failure = { error };
+      failure = { error: this.health.refused(error) };
     } finally {
       this.depth--;
       this.afterCommit = [];
@@ -176,13 +183,15 @@ export class Writer {
       if (this.queue.length > 0) this.schedule();
       for (let i = 0; i < ran; i++) {
         const o = outcomes[i];
-        batch[i]!.reject(o && !o.ok ? o.error : failure.error);
+        batch[i]!.reject(o && !o.ok ? this.health.refused(o.error) : failure.error);
       }
       return;
     }
+    // A group whose members all failed committed nothing: no sign that writes work again.
+    if (outcomes.some((o) => o.ok)) this.health.succeeded();
     outcomes.forEach((o, i) => {
       const member = batch[i]!;
-      if (!o.ok) return member.reject(o.error);
+      if (!o.ok) return member.reject(this.health.refused(o.error));
       try {
         for (const hook of o.hooks) hook();
       } catch (error) {

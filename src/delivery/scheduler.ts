@@ -16,6 +16,8 @@
 // answers holds one slot for one timeout, then none until its retry, and the others keep flowing.
 // This state lives in memory: after a restart a stuck receiver costs one more timed-out attempt.
 import type { Core } from '../context';
+import { WRITE_RETRY_AFTER_S } from '../db/write-health';
+import { AppError } from '../errors';
 import { randomBase62 } from '../ids';
 import type { Worker } from '../server';
 import type { DeliveryOutcome, DeliveryRow, DeliveryStore } from '../store/delivery-store';
@@ -61,6 +63,7 @@ export class DeliveryScheduler implements Worker {
   /** Round-robin order: the claim counter at each subscription's last claim. */
   private readonly lastClaim = new Map<string, number>();
   private claimCount = 0;
+  private claimsPausedUntil = 0;
 
   constructor(
     private readonly core: Core,
@@ -103,11 +106,19 @@ export class DeliveryScheduler implements Worker {
   /** Claims what the limits allow right now and starts those sends; returns how many. */
   tick(): number {
     if (this.stopped) return 0;
+    // While writes fail for lack of space, claiming (a write) is tried again only every
+    // WRITE_RETRY_AFTER_S, unless some other write has succeeded since (the episode is over).
+    if (this.core.writer.health.status && this.core.clock.now() < this.claimsPausedUntil) return 0;
     try {
       const claims = this.claim();
       for (const claim of claims) this.launch(claim);
       return claims.length;
     } catch (err) {
+      if (err instanceof AppError && err.code === 'unavailable') {
+        // Logged once per episode by the writer's WriteHealth, not once per tick here.
+        this.claimsPausedUntil = this.core.clock.now() + WRITE_RETRY_AFTER_S * 1000;
+        return 0;
+      }
       // A busy or closing database must not kill the process; the next tick tries again.
       this.log(`reclib: delivery claim failed: ${(err as Error).message}`);
       return 0;

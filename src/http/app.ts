@@ -48,12 +48,23 @@ export function createApp(services: Services, options: AppOptions = {}) {
     const where = (err as Error).stack?.split('\n')[1]?.trim() ?? '';
     logError(`reclib: internal error on ${c.req.method} ${c.req.routePath} request=${c.get('requestId')} ${e.name ?? 'Error'}${e.code ? ` ${e.code}` : ''} ${where}`);
     if (e.code === 'SQLITE_BUSY') return errorResponse(c, 'unavailable', 'the database is busy; retry shortly', { 'Retry-After': '1' });
+    // A storage failure outside the Writer (which translates its own) is still a 503, not a bug.
+    const refused = core.writer.health.refused(err);
+    if (refused instanceof AppError) return errorResponse(c, refused.code, refused.message, refused.headers);
     return errorResponse(c, 'internal', `unexpected failure; quote request id ${c.get('requestId')} when reporting it`);
   });
 
   app.notFound(plainRoute((c) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
 
-  app.get('/healthz', plainRoute((c) => c.json({ status: 'ok' })));
+  // Liveness stays 200 while writes fail (restarting would not free the disk); the extra fields
+  // appear only then, so a healthy answer is exactly {"status":"ok"}.
+  app.get(
+    '/healthz',
+    plainRoute((c) => {
+      const writes = core.writer.health.status;
+      return c.json(writes ? { status: 'ok', writes: 'failing', writeError: writes.failing, failingSince: writes.since } : { status: 'ok' });
+    }),
+  );
 
   const v2Doc = new OpenApiDoc(
     { title: 'reclib API', version: '2.0.0', description: 'Recording library: clips and memos, search, devices, keys, events and webhooks.' },

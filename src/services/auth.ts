@@ -180,7 +180,12 @@ export class AuthService {
     if (cached !== credential) this.principals.set(token, credential);
     const { principal } = credential;
     if (principal.kind === 'key' && (credential.lastUsedAt === null || now - credential.lastUsedAt >= TOUCH_EVERY_MS)) {
-      this.core.writer.write(() => this.store.touchKey(principal.credentialId, now));
+      try {
+        this.core.writer.write(() => this.store.touchKey(principal.credentialId, now));
+      } catch (e) {
+        // lastUsedAt is bookkeeping: a full disk must not turn a read into a 503.
+        if (!(e instanceof AppError && e.code === 'unavailable')) throw e;
+      }
       credential.lastUsedAt = now;
     }
     return principal;

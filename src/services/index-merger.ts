@@ -130,6 +130,8 @@ export class IndexMerger implements Worker {
    * writing means the server is not idle, and waiting would block the event loop.
    */
   slice(pages = SLICE_PAGES): boolean | undefined {
+    // Maintenance waits while writes fail for lack of space: it would only take what room is left.
+    if (this.core.writer.health.status) return undefined;
     try {
       return this.core.writer.writeNow(() => this.store.mergeSlice(pages));
     } catch {

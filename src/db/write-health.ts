@@ -1,0 +1,73 @@
+// Whether writes are failing because of the storage (CONTRACT §12): a full disk, a read-only file
+// or folder, an I/O error. Such a write is refused as 503 unavailable with Retry-After: 30, not as
+// a 500 — the client cannot tell "retry later" from a bug otherwise, and SQLite has rolled the
+// whole transaction back, so the same request (same Idempotency-Key) succeeds once space is back.
+// The condition is logged once when it starts and once when a write succeeds again, not per
+// request, and /healthz reports it while it lasts.
+import { AppError } from '../errors';
+
+export type WriteFailure = 'disk_full' | 'read_only' | 'io_error';
+
+/** The storage condition behind a SQLite error, if it is one (extended codes included). */
+export function writeFailureOf(err: unknown): WriteFailure | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (code === 'SQLITE_FULL') return 'disk_full';
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) return 'read_only';
+  if (code === 'SQLITE_IOERR' || code.startsWith('SQLITE_IOERR_')) return 'io_error';
+  return undefined;
+}
+
+const WHAT: Record<WriteFailure, string> = {
+  disk_full: 'the disk is full',
+  read_only: 'the database file or its folder is read-only',
+  io_error: 'the disk reported an I/O error',
+};
+
+export const WRITE_RETRY_AFTER_S = 30;
+
+export interface WriteHealthStatus {
+  failing: WriteFailure;
+  since: number;
+}
+
+export class WriteHealth {
+  private current: WriteHealthStatus | undefined;
+
+  constructor(
+    /** Where the start and the end of an episode are reported (serve: stderr). */
+    public log: (line: string) => void = (line) => console.error(line),
+  ) {}
+
+  /** Undefined while writes work. */
+  get status(): WriteHealthStatus | undefined {
+    return this.current;
+  }
+
+  /**
+   * The error to hand to the caller for a failed write: a storage failure becomes 503 unavailable
+   * (and starts an episode); anything else is returned as it was.
+   */
+  refused(err: unknown): unknown {
+    const failure = writeFailureOf(err);
+    if (!failure) return err;
+    if (this.current?.failing !== failure) {
+      this.current = { failing: failure, since: Date.now() };
+      const code = (err as { code: string }).code;
+      this.log(`reclib: writes are failing: ${WHAT[failure]} (${code}); answering 503 with Retry-After: ${WRITE_RETRY_AFTER_S} until a write succeeds; reads keep working`);
+    }
+    return new AppError(
+      'unavailable',
+      `the server cannot write: ${WHAT[failure]}. Nothing was saved; retry in ${WRITE_RETRY_AFTER_S} s (the same Idempotency-Key is safe)`,
+      { 'Retry-After': String(WRITE_RETRY_AFTER_S) },
+    );
+  }
+
+  /** A write committed: an episode, if any, is over. */
+  succeeded(): void {
+    if (this.current === undefined) return;
+    const seconds = Math.round((Date.now() - this.current.since) / 1000);
+    this.current = undefined;
+    this.log(`reclib: writes work again (they failed for ${seconds} s)`);
+  }
+}
