@@ -41,6 +41,10 @@ const ConfigSchema = v.object({
   deliveryTimeoutMs: intIn('delivery-timeout-ms', 1, 600_000),
   rateLimit: intIn('rate-limit', 0, 1_000_000_000),
   masterSecretFile: v.optional(v.pipe(v.string(), v.minLength(1))),
+  headersTimeoutMs: intIn('headers-timeout-ms', 1_000, 600_000),
+  requestTimeoutMs: intIn('request-timeout-ms', 1_000, 3_600_000),
+  keepAliveTimeoutMs: intIn('keep-alive-timeout-ms', 100, 600_000),
+  idleTimeoutMs: intIn('idle-timeout-ms', 1_000, 3_600_000),
 });
 
 export type Config = {
@@ -57,6 +61,14 @@ export type Config = {
   /** Requests per minute per credential; 0 turns the limit off (benchmarks). */
   rateLimit: number;
   masterSecretFile: string;
+  /** A connection must send its request line and headers within this time. */
+  headersTimeoutMs: number;
+  /** ... and its whole request, body included, within this time. */
+  requestTimeoutMs: number;
+  /** A kept-alive connection with no next request is closed after this time. */
+  keepAliveTimeoutMs: number;
+  /** A connection on which nothing moves either way (e.g. a client that stopped reading an answer) is closed after this time. */
+  idleTimeoutMs: number;
 };
 
 /** Setting name → [flag option key, env names...] with the contract's defaults. */
@@ -72,6 +84,10 @@ const settings = {
   deliveryTimeoutMs: { env: ['RECLIB_DELIVERY_TIMEOUT_MS'], def: '5000' },
   rateLimit: { env: ['RECLIB_RATE_LIMIT'], def: '120' },
   masterSecretFile: { env: ['RECLIB_MASTER_SECRET_FILE'], def: undefined },
+  headersTimeoutMs: { env: ['RECLIB_HEADERS_TIMEOUT_MS'], def: '10000' },
+  requestTimeoutMs: { env: ['RECLIB_REQUEST_TIMEOUT_MS'], def: '30000' },
+  keepAliveTimeoutMs: { env: ['RECLIB_KEEP_ALIVE_TIMEOUT_MS'], def: '5000' },
+  idleTimeoutMs: { env: ['RECLIB_IDLE_TIMEOUT_MS'], def: '60000' },
 } as const satisfies Record<keyof Config, { env: readonly string[]; def: string | undefined }>;
 
 export type ConfigFlags = Partial<Record<keyof Config, string | undefined>>;
@@ -93,6 +109,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     throw new ConfigError(`invalid configuration${flag}: ${issue.message}`);
   }
   const c = parsed.output;
+  if (c.requestTimeoutMs < c.headersTimeoutMs) {
+    throw new ConfigError('invalid configuration (--request-timeout-ms): must be at least --headers-timeout-ms (the headers are part of the request)');
+  }
   return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, ''), masterSecretFile: c.masterSecretFile ?? `${c.db}.secret` };
 }
 

@@ -38,7 +38,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const { app } = createApp(services);
   const workers: Worker[] = services.workers;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createNodeServer(app.fetch, config.host);
+    const s = createNodeServer(app.fetch, config.host, config);
     s.once('error', reject);
     s.listen(config.port, config.host, () => resolve(s));
   });

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
-import { createNodeServer } from '../src/http/node-server';
 import { harness, type Harness, type TestResponse } from './helpers/harness';
+import { listening } from './helpers/node-server';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -132,18 +132,6 @@ function rawExchange(port: number, request: string): Promise<{ status: number; h
     });
     socket.write(request);
   });
-}
-
-/** The node server around `fetch` on a free port; close() also ends connections left open. */
-async function listening(fetch: (request: Request) => Response | Promise<Response>) {
-  const server = createNodeServer(fetch, '127.0.0.1');
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const close = async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  };
-  return { server, port, close };
 }
 
 describe('requests refused before the app runs still get the envelope and X-Request-Id', () => {

@@ -157,7 +157,7 @@ describe('headers read from the Node request mean what Headers.get() means', () 
   it('on the node server: Authorization and X-Request-Id work, a repeated Authorization is refused', async () => {
     const h = harness();
     const token = h.key(['recordings:read']);
-    const server = createNodeServer(h.app.fetch, '127.0.0.1');
+    const server = createNodeServer(h.app.fetch, '127.0.0.1', h.config);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
@@ -215,7 +215,7 @@ describe('the hot read routes answer with plain headers (jsonAnswer) and still c
     const h = harness();
     const token = h.key();
     const created = await h.req('POST', '/api/v2/recordings', { token, body: { type: 'clip', transcript: 'hello wörld' }, headers: { 'idempotency-key': 'k1' } });
-    const server = createNodeServer(h.app.fetch, '127.0.0.1');
+    const server = createNodeServer(h.app.fetch, '127.0.0.1', h.config);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -264,7 +264,7 @@ describe('request bodies read from the Node request keep the body rules', () => 
   it('on the node server: a create is read from the socket; over 1,500,000 bytes (declared or chunked) is 413; bad JSON, UTF-8 and Content-Type are 400', async () => {
     const h = harness();
     const token = h.key(['recordings:create', 'recordings:read']);
-    const server = createNodeServer(h.app.fetch, '127.0.0.1');
+    const server = createNodeServer(h.app.fetch, '127.0.0.1', h.config);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const auth = [`Authorization: Bearer ${token}`, 'Idempotency-Key: k1'];

@@ -19,6 +19,10 @@ export function registerServe(program: Command): void {
     .option('--delivery-timeout-ms <n>', 'HTTP timeout per delivery (RECLIB_DELIVERY_TIMEOUT_MS; default 5000)')
     .option('--rate-limit <n>', 'requests per minute per credential, 0 = off (RECLIB_RATE_LIMIT; default 120)')
     .option('--master-secret-file <file>', 'master secret for webhook secrets (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
+    .option('--headers-timeout-ms <n>', 'a request line and headers must arrive within this (RECLIB_HEADERS_TIMEOUT_MS; default 10000)')
+    .option('--request-timeout-ms <n>', 'a whole request, body included, must arrive within this (RECLIB_REQUEST_TIMEOUT_MS; default 30000)')
+    .option('--keep-alive-timeout-ms <n>', 'an idle kept-alive connection is closed after this (RECLIB_KEEP_ALIVE_TIMEOUT_MS; default 5000)')
+    .option('--idle-timeout-ms <n>', 'a connection where nothing moves either way is closed after this (RECLIB_IDLE_TIMEOUT_MS; default 60000)')
     .option('--json', 'print one JSON object once listening: {"serve":{"url","firstRunHint"}}; other lines go to stderr')
     .action(async (opts: ConfigFlags & { json?: boolean }) => {
       try {

@@ -78,8 +78,29 @@ function adapterMessage(reason: string): string {
   return 'the Host header and request path do not form a valid URL';
 }
 
-/** An http.Server (not yet listening) that serves `fetch`; `hostname` stands in for a missing Host on HTTP/1.0. */
-export function createNodeServer(fetch: Fetch, hostname: string): Server {
+/** How long a connection may take, or sit idle (Config's settings of the same names). */
+export interface ConnectionTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+/**
+ * How often Node looks for requests past headersTimeout/requestTimeout. Its default of 30 s let a
+ * half-sent request live up to 60 + 30 s (~86 s seen); checked every second, it goes on time.
+ */
+const TIMEOUT_CHECK_MS = 1_000;
+
+/**
+ * An http.Server (not yet listening) that serves `fetch`; `hostname` stands in for a missing Host
+ * on HTTP/1.0. Connections are bounded in time: the headers within headersTimeoutMs, the whole
+ * request within requestTimeoutMs (both answered 400 with the envelope, see describe()), an idle
+ * kept-alive connection closed after keepAliveTimeoutMs, and a connection on which nothing moves
+ * either way for idleTimeoutMs closed: such as a client that stopped reading a large answer, which
+ * would otherwise keep the answer's unsent bytes in memory for good.
+ */
+export function createNodeServer(fetch: Fetch, hostname: string, timeouts: ConnectionTimeouts): Server {
   const listener = getRequestListener(fetch, {
     hostname,
     // Thrown before the app runs: an invalid Host header, a backslash in the path, a bad absolute URL.
@@ -95,7 +116,18 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
     }
     void listener(req, res);
   };
-  const server = createServer({ requireHostHeader: false }, onRequest);
+  const server = createServer(
+    {
+      requireHostHeader: false,
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
+    onRequest,
+  );
+  // Inactivity in either direction; Node then destroys the socket (no 'timeout' listener here).
+  server.timeout = timeouts.idleTimeoutMs;
   server.on('clientError', onClientError);
   server.on('checkExpectation', onRequest);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

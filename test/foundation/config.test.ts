@@ -23,6 +23,10 @@ describe('configuration: flags, environment, defaults', () => {
       deliveryTimeoutMs: 5000,
       rateLimit: 120,
       masterSecretFile: './data/reclib.db.secret',
+      headersTimeoutMs: 10000,
+      requestTimeoutMs: 30000,
+      keepAliveTimeoutMs: 5000,
+      idleTimeoutMs: 60000,
     });
   });
 
@@ -41,6 +45,10 @@ describe('configuration: flags, environment, defaults', () => {
         RECLIB_DELIVERY_TIMEOUT_MS: '1000',
         RECLIB_RATE_LIMIT: '0',
         RECLIB_MASTER_SECRET_FILE: '/tmp/m.secret',
+        RECLIB_HEADERS_TIMEOUT_MS: '2000',
+        RECLIB_REQUEST_TIMEOUT_MS: '4000',
+        RECLIB_KEEP_ALIVE_TIMEOUT_MS: '1000',
+        RECLIB_IDLE_TIMEOUT_MS: '9000',
       },
     );
     assert.deepEqual(c, {
@@ -55,6 +63,10 @@ describe('configuration: flags, environment, defaults', () => {
       deliveryTimeoutMs: 1000,
       rateLimit: 0,
       masterSecretFile: '/tmp/m.secret',
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1000,
+      idleTimeoutMs: 9000,
     });
   });
 
