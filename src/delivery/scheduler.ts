@@ -9,7 +9,7 @@
 // it survives restarts.
 import type { Core } from '../context';
 import { randomBase62 } from '../ids';
-import type { Worker } from '../server';
+import type { Worker } from '../worker';
 import type { DeliveryOutcome, DeliveryRow, DeliveryStore } from '../store/delivery-store';
 import type { WebhookStore } from '../store/webhook-store';
 import { type AllowList, type Resolver, parseAllowList } from './destination-guard';
