@@ -16,3 +16,17 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// The WAL checkpointer's worker thread runs a file of its own, found beside the bundle
+// (src/db/checkpointer.ts).
+await build({
+  entryPoints: ['src/db/checkpointer-worker.ts'],
+  outfile: 'dist/checkpointer-worker.mjs',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  external: ['better-sqlite3'],
+  sourcemap: true,
+  logLevel: 'warning',
+});

@@ -6,12 +6,7 @@ import { createApp } from './http/app';
 import { createNodeServer } from './http/node-server';
 import { openRuntime } from './runtime';
 import type { Services } from './services';
-
-/** Background work that starts with the server and is drained on shutdown. */
-export interface Worker {
-  start(): void;
-  stop(): Promise<void>;
-}
+import type { Worker } from './worker';
 
 export interface RunningServer {
   url: string;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { keyMetadata } from '../services/auth';
 import { print, table, type CommonOpts } from './output';
-import { common, intOption, withServices } from './program';
+import { common, intOption, withServices } from './shared';
 
 const readStdin = async (): Promise<string> => {
   const chunks: Buffer[] = [];

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { webhookJson } from '../services/webhooks';
 import { print, table, type CommonOpts } from './output';
-import { common, withServices } from './program';
+import { common, withServices } from './shared';
 
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
 

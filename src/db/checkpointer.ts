@@ -23,9 +23,14 @@
 // passive pass left and fsyncs. While it waits for the write lock or for another process's reader
 // it holds up new writers, so it waits at most ERASE_WAIT_MS and otherwise tries again later,
 // backing off up to ERASE_MAX_BACKOFF_MS (a long-lived reader such as Litestream).
-import { createRequire } from 'node:module';
+//
+// The worker's code is src/db/checkpointer-worker.ts, built as dist/checkpointer-worker.mjs (see
+// spawnWorker() for how each is started).
 import { Worker } from 'node:worker_threads';
+import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport } from './checkpointer-worker';
 import { WAL_AUTOCHECKPOINT, type Db } from './open';
+
+export type { CheckpointReport } from './checkpointer-worker';
 
 export const CHECKPOINT_EVERY_MS = 100;
 /** The server connection's autocheckpoint while the worker runs: 50,000 pages, about 200 MB of WAL. */
@@ -38,76 +43,20 @@ export const ERASE_DELAY_MS = 1_000;
 const ERASE_WAIT_MS = 50;
 const ERASE_MAX_BACKOFF_MS = 60_000;
 
-/** What one checkpoint pass reports to the server (tests listen for it). */
-export interface CheckpointReport {
-  /** Frames in the WAL, and how many of them are now in the database file. */
-  log: number;
-  checkpointed: number;
-  /** The pass truncated the WAL to zero bytes (an erasure, see above). */
-  truncated?: true;
+/**
+ * How to start the worker. In the bundle (dist/reclib.mjs) its module is the file esbuild built
+ * beside it. From source (tests, `npx tsx bin/reclib.ts`) it is the TypeScript file beside this
+ * one, imported after tsx's loader is registered inside the thread: Node 20 does not apply
+ * `--import` loaders from a worker's execArgv to its main module. execArgv is empty either way,
+ * so none of the server's flags (a profiler's, say) reach the thread.
+ */
+function spawnWorker(workerData: CheckpointerWorkerData): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./checkpointer-worker.mjs', import.meta.url), { execArgv: [], workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const module = new URL('./checkpointer-worker.ts', import.meta.url).href;
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module)}); });`;
+  return new Worker(boot, { eval: true, execArgv: [], workerData });
 }
-
-// CommonJS source for an eval worker: the bundle (dist/reclib.mjs) has no file for a worker of its
-// own, and better-sqlite3 is loaded from the path the server itself resolved.
-const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.sqlite);
-const db = new Database(workerData.file);
-const busyTimeout = db.pragma('busy_timeout', { simple: true });
-let timer;
-let last = -1;
-let failures = 0;
-// Erasure: the time the WAL is to be truncated (null: nothing to erase), and the current backoff.
-let eraseAt = Date.now() + workerData.erase.delayMs;
-let backoff = workerData.erase.delayMs;
-const truncate = () => {
-  db.pragma('busy_timeout = ' + workerData.erase.waitMs);
-  try {
-    const [r] = db.pragma('wal_checkpoint(TRUNCATE)');
-    if (r.busy === 0) {
-      eraseAt = null;
-      backoff = workerData.erase.delayMs;
-      last = -1;
-      parentPort.postMessage({ log: 0, checkpointed: 0, truncated: true });
-      return;
-    }
-  } catch {
-    // SQLITE_BUSY or a transient I/O error: tried again after the backoff.
-  } finally {
-    db.pragma('busy_timeout = ' + busyTimeout);
-  }
-  backoff = Math.min(backoff * 2, workerData.erase.maxBackoffMs);
-  eraseAt = Date.now() + backoff;
-};
-const pass = () => {
-  if (eraseAt !== null && Date.now() >= eraseAt) truncate();
-  else {
-    try {
-      const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-      failures = 0;
-      if (r.checkpointed !== last && r.log > 0) parentPort.postMessage({ log: r.log, checkpointed: r.checkpointed });
-      last = r.checkpointed;
-    } catch (e) {
-      // Busy or a transient I/O error: the next pass tries again. Failing every time, the worker
-      // ends (uncaught), and the server takes its usual autocheckpoint back.
-      if (++failures >= workerData.maxFailures) throw e;
-    }
-  }
-  timer = setTimeout(pass, workerData.everyMs);
-};
-parentPort.on('message', (m) => {
-  if (m === 'erase') {
-    // A series of deletes is erased by one truncation; a pending retry keeps its backoff.
-    if (eraseAt === null) eraseAt = Date.now() + workerData.erase.delayMs;
-    return;
-  }
-  if (m !== 'stop') return;
-  clearTimeout(timer);
-  db.close();
-  parentPort.close();
-});
-timer = setTimeout(pass, workerData.everyMs);
-`;
 
 export class Checkpointer {
   private worker: Worker | undefined;
@@ -128,24 +77,18 @@ export class Checkpointer {
    * first truncation covers it (and a process that closes the file last removes the WAL anyway).
    */
   eraseSoon(): void {
-    this.worker?.postMessage('erase');
+    this.send('erase');
   }
 
   start(): void {
     if (this.worker || this.file === ':memory:') return;
     let worker: Worker;
     try {
-      const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-      worker = new Worker(SOURCE, {
-        eval: true,
-        execArgv: [], // not the server's loader or profiler flags
-        workerData: {
-          sqlite,
-          file: this.file,
-          everyMs: this.everyMs,
-          maxFailures: MAX_FAILURES,
-          erase: { delayMs: this.eraseDelayMs, waitMs: ERASE_WAIT_MS, maxBackoffMs: ERASE_MAX_BACKOFF_MS },
-        },
+      worker = spawnWorker({
+        file: this.file,
+        everyMs: this.everyMs,
+        maxFailures: MAX_FAILURES,
+        erase: { delayMs: this.eraseDelayMs, waitMs: ERASE_WAIT_MS, maxBackoffMs: ERASE_MAX_BACKOFF_MS },
       });
     } catch {
       return; // no worker (e.g. threads refused): the server checkpoints as it would without one
@@ -175,6 +118,10 @@ export class Checkpointer {
     this.backstop(BACKSTOP_PAGES);
   }
 
+  private send(command: CheckpointerCommand): void {
+    this.worker?.postMessage(command);
+  }
+
   private backstop(pages: number): void {
     if (this.server?.open) this.server.pragma(`wal_autocheckpoint = ${pages}`);
   }
@@ -190,7 +137,7 @@ export class Checkpointer {
     this.worker = undefined;
     this.backstop(WAL_AUTOCHECKPOINT);
     worker.ref(); // keep the process alive until it has closed its connection
-    worker.postMessage('stop');
+    worker.postMessage('stop' satisfies CheckpointerCommand);
     await this.exited;
   }
 }

@@ -4,7 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './open';
+import type Database from 'better-sqlite3';
+
+// The connection's type straight from the driver: open.ts runs migrate(), so naming its Db here
+// would make the two modules import each other.
+type Db = Database.Database;
 
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
 export const SCHEMA_VERSION = 2;

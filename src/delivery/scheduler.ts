@@ -19,7 +19,7 @@ import type { Core } from '../context';
 import { WRITE_RETRY_AFTER_S } from '../db/write-health';
 import { AppError } from '../errors';
 import { randomBase62 } from '../ids';
-import type { Worker } from '../server';
+import type { Worker } from '../worker';
 import type { DeliveryOutcome, DeliveryRow, DeliveryStore } from '../store/delivery-store';
 import type { WebhookStore } from '../store/webhook-store';
 import { type AllowList, type Resolver, parseAllowList } from './destination-guard';

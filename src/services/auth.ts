@@ -7,6 +7,7 @@ import { AppError, invalid, notFound } from '../errors';
 import { newId, newSecret, sha256Hex } from '../ids';
 import { isPermission, type Permission, type Principal } from '../permissions';
 import { AuthStore, type AccountRow, type KeyRow } from '../store/auth-store';
+import { KeyUses } from './key-uses';
 import { PrincipalCache, type CachedCredential } from './principal-cache';
 
 export const MAX_ACTIVE_KEYS = 50;
@@ -58,11 +59,14 @@ export class AuthService {
   readonly store: AuthStore;
   private readonly allPermissions: ReadonlySet<Permission>;
   private readonly principals: PrincipalCache;
+  /** Key uses noted by authenticate(), written after the request (see key-uses.ts). */
+  readonly keyUses: KeyUses;
 
   constructor(private readonly core: Core) {
     this.store = new AuthStore(core.db);
     const commits = CommitWatch.of(core.db, () => this.store.dataVersion());
     this.principals = new PrincipalCache(() => commits.current());
+    this.keyUses = new KeyUses(core.writer, this.store);
     this.allPermissions = new Set<Permission>([
       'recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete',
       'settings:read', 'settings:write', 'events:read',
@@ -122,7 +126,7 @@ export class AuthService {
 
   listKeys(accountId: string): KeyMetadata[] {
     this.account(accountId);
-    return this.store.keys(accountId).map(keyMetadata);
+    return this.store.keys(accountId).map((k) => keyMetadata({ ...k, last_used_at: this.keyUses.unwritten(k.id) ?? k.last_used_at }));
   }
 
   revokeKey(accountId: string, keyId: string): void {
@@ -180,12 +184,8 @@ export class AuthService {
     if (cached !== credential) this.principals.set(token, credential);
     const { principal } = credential;
     if (principal.kind === 'key' && (credential.lastUsedAt === null || now - credential.lastUsedAt >= TOUCH_EVERY_MS)) {
-      try {
-        this.core.writer.write(() => this.store.touchKey(principal.credentialId, now));
-      } catch (e) {
-        // lastUsedAt is bookkeeping: a full disk must not turn a read into a 503.
-        if (!(e instanceof AppError && e.code === 'unavailable')) throw e;
-      }
+      // Noted, not written here: a read must not wait for the write lock (key-uses.ts).
+      this.keyUses.note(principal.credentialId, now);
       credential.lastUsedAt = now;
     }
     return principal;
@@ -203,7 +203,7 @@ export class AuthService {
       integrationId: k.integration_id,
       permissions: new Set(JSON.parse(k.permissions) as Permission[]),
     };
-    return { principal, expiresAt: k.expires_at, lastUsedAt: k.last_used_at };
+    return { principal, expiresAt: k.expires_at, lastUsedAt: this.keyUses.unwritten(k.id) ?? k.last_used_at };
   }
 
   private sessionCredential(hash: string, now: number): CachedCredential {

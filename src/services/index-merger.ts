@@ -21,7 +21,7 @@
 // 1,051-1,367/s without them.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Core } from '../context';
-import type { Worker } from '../server';
+import type { Worker } from '../worker';
 import type { RecordingStore } from '../store/recording-store';
 
 /** How long the server must have been quiet before the first slice. */

@@ -1,7 +1,7 @@
 // Builds every service from one Core. The HTTP layer and the CLI both call these; neither talks
 // to SQL directly.
 import type { Core } from '../context';
-import type { Worker } from '../server';
+import type { Worker } from '../worker';
 import { AuthService } from './auth';
 import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';

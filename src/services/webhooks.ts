@@ -7,7 +7,7 @@ import { DeliveryScheduler, type SchedulerOptions } from '../delivery/scheduler'
 import { deriveWebhookSecret } from '../delivery/signing';
 import { AppError, notFound } from '../errors';
 import { newId } from '../ids';
-import type { Worker } from '../server';
+import type { Worker } from '../worker';
 import { DeliveryStore } from '../store/delivery-store';
 import { WebhookStore, type WebhookRow } from '../store/webhook-store';
 import type { EventService, EventType } from './events';

@@ -11,6 +11,7 @@ import { BACKSTOP_PAGES, Checkpointer, type CheckpointReport } from '../../src/d
 import { openDatabase } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
 import { startServer } from '../../src/server';
+import { ROOT, startServe } from '../helpers/bundle';
 
 const tmpDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-ckpt-')), 'reclib.db');
 
@@ -102,6 +103,22 @@ describe('WAL checkpoints run in a worker thread', () => {
       await done;
     } finally {
       await server.close();
+    }
+  });
+
+  it('the bundle starts its worker from dist/checkpointer-worker.mjs: the WAL is truncated soon after start', async () => {
+    const file = tmpDb();
+    const serve = await startServe(['--db', file]);
+    try {
+      assert.ok(fs.existsSync(path.join(ROOT, 'dist/checkpointer-worker.mjs')), 'built beside the bundle');
+      // Start-up wrote the schema to the WAL. While the server holds the file open, only the
+      // worker's start-up truncation (ERASE_DELAY_MS after it starts) empties it.
+      const wal = `${file}-wal`;
+      const walSize = () => (fs.existsSync(wal) ? fs.statSync(wal).size : -1);
+      for (let i = 0; i < 100 && walSize() !== 0; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(walSize(), 0, 'the worker truncated the WAL');
+    } finally {
+      assert.equal(await serve.stop(), 0);
     }
   });
 });

@@ -20,7 +20,8 @@ function newestSource(dir: string): number {
 let checked = false;
 export function ensureBundle(): string {
   if (checked) return BUNDLE;
-  const built = fs.existsSync(BUNDLE) ? fs.statSync(BUNDLE).mtimeMs : 0;
+  // The checkpointer's worker is built beside the bundle; without it serve runs without the worker.
+  const built = fs.existsSync(BUNDLE) && fs.existsSync(path.join(ROOT, 'dist/checkpointer-worker.mjs')) ? fs.statSync(BUNDLE).mtimeMs : 0;
   if (built < Math.max(newestSource(path.join(ROOT, 'src')), newestSource(path.join(ROOT, 'bin')))) {
     const r = spawnSync(process.execPath, ['build.mjs'], { cwd: ROOT, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`building the bundle failed: ${r.stderr}`);

@@ -1,0 +1,108 @@
+// The checkpointer's worker thread (started by src/db/checkpointer.ts, which says why it exists).
+// It has its own connection to the database file and, every `everyMs`, copies committed WAL frames
+// into the database file with a PASSIVE checkpoint; after a delete (an 'erase' message) and once
+// at start-up it truncates the WAL instead, so that deleted text leaves the WAL file too.
+//
+// A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
+// from source through tsx in tests. It imports nothing of reclib at run time: only types, which
+// esbuild drops, so the worker's file stays small and loads fast.
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+
+/** What the server passes at start. */
+export interface CheckpointerWorkerData {
+  file: string;
+  everyMs: number;
+  /** Checkpoint passes in a row that may fail before the worker gives up (by throwing). */
+  maxFailures: number;
+  erase: {
+    /** From an 'erase' message (or start-up) to the truncation. */
+    delayMs: number;
+    /** How long a truncation may wait for the write lock and for readers. */
+    waitMs: number;
+    maxBackoffMs: number;
+  };
+}
+
+/** What the server may send: a delete committed, or the server stops. */
+export type CheckpointerCommand = 'erase' | 'stop';
+
+/** What one checkpoint pass reports to the server (tests listen for it). */
+export interface CheckpointReport {
+  /** Frames in the WAL, and how many of them are now in the database file. */
+  log: number;
+  checkpointed: number;
+  /** The pass truncated the WAL to zero bytes (an erasure). */
+  truncated?: true;
+}
+
+interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
+function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData): void {
+  const db = new Database(data.file);
+  const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  const report = (r: CheckpointReport) => port.postMessage(r);
+  const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => (db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[])[0]!;
+  let timer: NodeJS.Timeout;
+  let last = -1;
+  let failures = 0;
+  // Erasure: when the WAL is to be truncated (null: nothing to erase), and the current backoff.
+  let eraseAt: number | null = Date.now() + data.erase.delayMs;
+  let backoff = data.erase.delayMs;
+
+  const truncate = () => {
+    db.pragma(`busy_timeout = ${data.erase.waitMs}`);
+    try {
+      if (checkpoint('TRUNCATE').busy === 0) {
+        eraseAt = null;
+        backoff = data.erase.delayMs;
+        last = -1;
+        report({ log: 0, checkpointed: 0, truncated: true });
+        return;
+      }
+    } catch {
+      // SQLITE_BUSY or a transient I/O error: tried again after the backoff.
+    } finally {
+      db.pragma(`busy_timeout = ${busyTimeout}`);
+    }
+    backoff = Math.min(backoff * 2, data.erase.maxBackoffMs);
+    eraseAt = Date.now() + backoff;
+  };
+
+  const pass = () => {
+    if (eraseAt !== null && Date.now() >= eraseAt) truncate();
+    else {
+      try {
+        const r = checkpoint('PASSIVE');
+        failures = 0;
+        if (r.checkpointed !== last && r.log > 0) report({ log: r.log, checkpointed: r.checkpointed });
+        last = r.checkpointed;
+      } catch (e) {
+        // Busy or a transient I/O error: the next pass tries again. Failing every time, the worker
+        // ends (uncaught), and the server takes its usual autocheckpoint back.
+        if (++failures >= data.maxFailures) throw e;
+      }
+    }
+    timer = setTimeout(pass, data.everyMs);
+  };
+
+  port.on('message', (m: CheckpointerCommand) => {
+    if (m === 'erase') {
+      // A series of deletes is erased by one truncation; a pending retry keeps its backoff.
+      if (eraseAt === null) eraseAt = Date.now() + data.erase.delayMs;
+      return;
+    }
+    if (m !== 'stop') return;
+    clearTimeout(timer);
+    db.close();
+    port.close();
+  });
+  timer = setTimeout(pass, data.everyMs);
+}
+
+if (!parentPort) throw new Error('checkpointer-worker runs as a worker thread, started by src/db/checkpointer.ts');
+run(parentPort, workerData as CheckpointerWorkerData);
