@@ -82,7 +82,8 @@ describe('fair delivery', () => {
   test('claims go round robin over the subscriptions with due deliveries, not by due time', async (t) => {
     const order: string[] = [];
     const s = await setup(t, { deliveryConcurrency: 1 }, [() => (order.push('a'), 200)]);
-    s.emit(4); // a backlog for the first subscription
+    s.emit(4); // a backlog for the first subscription, due before anything of b and c
+    s.h.clock.advance(1);
     for (const name of ['b', 'c']) {
       const receiver = await startReceiver(() => (order.push(name), 200));
       t.after(() => receiver.close());
