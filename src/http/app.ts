@@ -68,7 +68,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   const root = new Hono<AppEnv>();
   registerV2(new ApiRouter(v2, v2Doc, deps), deps);
   registerV1(new ApiRouter(v1, v1Doc, deps), deps);
-  registerSessionRoutes(new ApiRouter(root, v2Doc, deps, '/api'), deps);
+  registerSessionRoutes(new ApiRouter(root, v2Doc, deps, '/api', [v1Doc]), deps);
 
   let v2Json: string | undefined;
   let v1Json: string | undefined;
