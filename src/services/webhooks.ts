@@ -12,6 +12,7 @@ import { DeliveryStore } from '../store/delivery-store';
 import { WebhookStore, type WebhookRow } from '../store/webhook-store';
 import type { EventService, EventType } from './events';
 import { type PayloadMode, type ValidWebhookInput, type WebhookInput, type WebhookRules, validateWebhookInput } from './webhook-input';
+import { WebhookLogService } from './webhook-log';
 
 export const MAX_ACTIVE_WEBHOOKS = 10;
 
@@ -40,6 +41,8 @@ export class WebhookService {
   readonly deliveries: DeliveryStore;
   readonly scheduler: DeliveryScheduler;
   readonly outbox: Outbox;
+  /** Per-subscription delivery log and test sends (the web app's webhook page). */
+  readonly log: WebhookLogService;
 
   constructor(
     private readonly core: Core,
@@ -49,6 +52,7 @@ export class WebhookService {
     this.deliveries = new DeliveryStore(core.db);
     this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store, { resolver: core.resolver, ...schedulerOptions });
     this.outbox = new Outbox(core, this.store, this.deliveries, this.scheduler.nudge);
+    this.log = new WebhookLogService(core, this);
   }
 
   /**
@@ -90,6 +94,11 @@ export class WebhookService {
   /** Every active subscription, both payload modes (the CLI's view for the operator). */
   listActive(accountId: string): WebhookJson[] {
     return this.store.active(accountId).map(webhookJson);
+  }
+
+  /** Every subscription, active and disabled, both payload modes, oldest first (v1 list, for the web app). */
+  listAll(accountId: string): WebhookJson[] {
+    return this.store.all(accountId).map(webhookJson);
   }
 
   /** Any subscription of the account, active or not; 404 if there is none. */
