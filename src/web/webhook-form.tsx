@@ -16,16 +16,18 @@ export function WebhookForm({ onCreated, onCancel }: { onCreated: (secret: strin
   const toggle = (t: string, on: boolean) => setEvents(on ? [...events, t] : events.filter((x) => x !== t));
   const setRule = (patch: WebhookRules) => setRules({ ...rules, ...patch });
 
+  const chosenRules = Object.fromEntries(Object.entries(rules).filter(([, val]) => val)) as WebhookRules;
+  // A subscription with a rule gets rule deliveries (recording.transcript_ready) only: no events.
+  const hasRules = mode === 'text' && Object.keys(chosenRules).length > 0;
+
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    const chosenRules = Object.fromEntries(Object.entries(rules).filter(([, val]) => val)) as WebhookRules;
-    const hasRules = mode === 'text' && Object.keys(chosenRules).length > 0;
     try {
       const created = await api.createWebhook({
         url: url.trim(),
-        ...(hasRules && events.length === 0 ? {} : { events: EVENT_TYPES.filter((t) => events.includes(t)) }),
+        ...(hasRules ? {} : { events: EVENT_TYPES.filter((t) => events.includes(t)) }),
         ...(mode === 'text' ? { payloadMode: 'text' as const } : {}),
         ...(hasRules ? { rules: chosenRules } : {}),
       });
@@ -53,12 +55,14 @@ export function WebhookForm({ onCreated, onCancel }: { onCreated: (secret: strin
         <div class="checks">
           {EVENT_TYPES.map((t) => (
             <label key={t} class="check">
-              <input type="checkbox" checked={events.includes(t)} onChange={(e) => toggle(t, e.currentTarget.checked)} />
+              <input type="checkbox" checked={!hasRules && events.includes(t)} disabled={hasRules} onChange={(e) => toggle(t, e.currentTarget.checked)} />
               <code>{t}</code>
             </label>
           ))}
         </div>
-        <p class="hint">recording.transcript_ready needs the text payload mode.</p>
+        <p class="hint">
+          {hasRules ? 'With a capture rule, only recording.transcript_ready is sent, for the captures that match.' : 'recording.transcript_ready needs the text payload mode.'}
+        </p>
       </fieldset>
       <label class="field narrow">
         <span>Payload mode</span>
