@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createRecording, launchBrowser, openPage, screens, signIn, startWebServer, type WebServer } from '../helpers/browser';
+import { createRecording, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../helpers/browser';
 
 const DAY = 86_400_000;
 
@@ -74,10 +74,10 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.locator('body').click({ position: { x: 5, y: 400 } });
     await page.keyboard.press('/');
     const search = page.getByRole('searchbox', { name: 'Search' });
-    assert.equal(await search.evaluate((el) => el === document.activeElement), true);
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'search');
     await page.keyboard.type('meet');
     await page.getByRole('article').filter({ hasText: 'Meeting notes' }).waitFor();
-    await page.waitForFunction(() => document.querySelectorAll('article').length === 1);
+    await waitUntil(async () => (await page.getByRole('article').count()) === 1, 'one article is left');
     const marks = await page.getByRole('article').locator('mark').allInnerTexts();
     assert.deepEqual(marks, ['Meeting', 'meeting']);
     await screens(page, 'library-search');
@@ -99,7 +99,7 @@ describe('web app: sign-in, library and recording pages', () => {
 
   it('the Type filter shows only clips or only memos', async () => {
     await page.getByLabel('Type').selectOption({ label: 'Clips' });
-    await page.waitForFunction(() => document.querySelectorAll('article').length === 2);
+    await waitUntil(async () => (await page.getByRole('article').count()) === 2, 'the two clips are left');
     assert.equal(await page.getByRole('article').filter({ hasText: 'Memo' }).count(), 0);
     await page.getByLabel('Type').selectOption({ label: 'Memos' });
     await page.getByRole('article').filter({ hasText: 'Budget review' }).waitFor();
@@ -137,7 +137,7 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(stored.summary, 'Edited elsewhere');
 
     await alert.getByRole('button', { name: 'Reload' }).click();
-    await page.waitForFunction(() => (document.querySelector('textarea[rows="3"]') as HTMLTextAreaElement | null)?.value === 'Edited elsewhere');
+    await waitUntil(async () => (await page.getByLabel('Summary').inputValue()) === 'Edited elsewhere', 'the form shows the newer revision');
     assert.equal(await page.getByLabel('Summary').inputValue(), 'Edited elsewhere');
     assert.equal(await page.getByLabel('Title').inputValue(), 'Weekly meeting');
     assert.equal(await page.getByRole('alert').count(), 0);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { cliJson } from '../helpers/bundle';
-import { createRecording, launchBrowser, openPage, screens, signIn, startWebServer, type WebServer } from '../helpers/browser';
+import { createRecording, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../helpers/browser';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 
 describe('web app: devices, API keys, webhooks and deliveries', () => {
@@ -83,7 +83,7 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     assert.equal(await secret.textContent(), keySecret);
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), keySecret);
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), keySecret);
     await screens(page, 'keys-secret');
 
     const row = page.getByRole('row').filter({ hasText: 'Phone app' });
@@ -142,7 +142,7 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await screens(page, 'webhooks');
 
     await card.getByRole('button', { name: 'Disable' }).click();
-    await page.waitForFunction(() => !document.body.innerText.includes('Send test'));
+    await waitUntil(async () => (await card.getByRole('button', { name: 'Send test' }).count()) === 0, 'the subscription is disabled');
     const listed = await server.api('GET', '/api/v1/webhooks');
     assert.ok(listed.json.webhooks.every((w: { url: string; status: string }) => !w.url.endsWith('/ok') || w.status === 'disabled'));
   });

@@ -103,3 +103,12 @@ export async function createRecording(server: WebServer, body: Record<string, un
   if (res.status !== 201) throw new Error(`seeding a recording failed: ${res.status} ${JSON.stringify(res.json)}`);
   return res.json.recording;
 }
+
+/** Polls `check` until it holds (the page updates asynchronously); fails after `timeoutMs`. */
+export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
