@@ -89,10 +89,9 @@ export function WebhookCard({ webhook: w, onChanged }: { webhook: Webhook; onCha
               <div class="delivery-main">
                 <DeliveryStatus status={d.status} />
                 <span class="delivery-target">{d.type}</span>
-                <span class="muted small">{dateTime(d.updatedAt)}</span>
               </div>
               <p class="muted small">
-                {d.attempts} attempt{d.attempts === 1 ? '' : 's'} · last code {d.lastStatusCode ?? '—'}
+                {d.attempts} attempt{d.attempts === 1 ? '' : 's'} · last code {d.lastStatusCode ?? '—'} · {dateTime(d.updatedAt)}
               </p>
               {d.lastError && <p class="delivery-error small">{d.lastError}</p>}
             </li>
