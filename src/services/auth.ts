@@ -46,8 +46,9 @@ function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-/** A verifier for sign-ins naming no usable account, so they cost the same scrypt as a wrong password. */
-const DUMMY_HASH = hashPassword('reclib: no such account');
+/** A verifier for sign-ins naming no usable account, so they cost the same scrypt as a wrong password. Made on first use, not at every start. */
+let dummyHash: string | undefined;
+const noAccountHash = (): string => (dummyHash ??= hashPassword('reclib: no such account'));
 
 function verifyPassword(password: string, stored: string): boolean {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
@@ -184,7 +185,7 @@ export class AuthService {
     const named = byId ? [byId] : this.accountsNamed(account);
     const a = named.length === 1 ? named[0] : undefined;
     countAttempt(a ? a.id : `name:${nameKey(account)}`);
-    const ok = verifyPassword(password, a?.password_hash ?? DUMMY_HASH);
+    const ok = verifyPassword(password, a?.password_hash ?? noAccountHash());
     if (named.length > 1) {
       throw new AppError('unauthenticated', `${named.length} accounts share this name (from before names were unique); sign in with your account id (acc_…, shown by reclib accounts list)`);
     }
