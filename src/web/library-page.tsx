@@ -128,7 +128,7 @@ export function LibraryPage() {
               <code>{location.origin}/api/v2/recordings</code>.
             </p>
             <p class="muted">
-              To try the library without a device: <code>reclib captures simulate --account ID --device ID --input hold --transcript "Hello"</code>
+              The API reference, with a form to try each request, is at <a href="/docs">/docs</a>.
             </p>
           </Empty>
         )

@@ -30,7 +30,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
         setLoading(false);
       },
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the caller names the inputs
+    // The caller names the inputs that make a new load (as useEffect deps).
   }, deps);
   useEffect(run, [run]);
   return { value, error, loading, reload: run, set: setValue };

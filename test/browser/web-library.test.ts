@@ -61,6 +61,9 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.getByRole('heading', { name: 'Today', level: 2 }).waitFor();
     await page.getByRole('heading', { name: 'Yesterday', level: 2 }).waitFor();
     await screens(page, 'library');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screens(page, 'library-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('Load more fetches the next page with the cursor and disappears on the last one', async () => {

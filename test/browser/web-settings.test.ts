@@ -64,6 +64,21 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     assert.equal(await ring.getByLabel('Hold').inputValue(), 'memo');
   });
 
+  it('library: the Device and Status filters narrow the list; an empty result says what to do and clears', async () => {
+    const capture = await server.api('POST', '/api/v1/recordings', { kind: 'clip', title: 'From the ring', transcript: 'Captured on the ring.', deviceId: 'ring-1' }, { 'idempotency-key': 'ring-capture-1' });
+    assert.equal(capture.status, 200, JSON.stringify(capture.json));
+    await createRecording(server, { type: 'memo', title: 'Typed elsewhere', transcript: 'No device.' });
+    await page.getByRole('link', { name: 'Library' }).click();
+    await page.getByRole('article').filter({ hasText: 'Typed elsewhere' }).waitFor();
+    await page.getByLabel('Device').selectOption({ label: 'Everyday ring' });
+    await waitUntil(async () => (await page.getByRole('article').count()) === 1, 'only the ring capture is left');
+    assert.match(await page.getByRole('article').innerText(), /From the ring/);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No recordings match.').waitFor();
+    await page.getByRole('button', { name: 'Clear search and filters' }).click();
+    await waitUntil(async () => (await page.getByRole('article').count()) === 2, 'both recordings are back');
+  });
+
   let keySecret = '';
   it('API keys: Create key shows the secret once with Copy; the table lists the key with its last use; Revoke refuses it', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
