@@ -8,8 +8,10 @@ type Draft = Pick<Recording, 'title' | 'transcript' | 'summary' | 'pinned'>;
 
 const draftOf = (r: Recording): Draft => ({ title: r.title, transcript: r.transcript, summary: r.summary, pinned: r.pinned });
 
-export function RecordingForm({ recording, onSaved, onReload, onDelete }: {
+export function RecordingForm({ recording, confirming, onSaved, onReload, onDelete }: {
   recording: Recording;
+  /** The delete dialog is open: its Delete is then the only button of that name. */
+  confirming: boolean;
   onSaved: (r: Recording) => void;
   onReload: () => void;
   onDelete: () => void;
@@ -84,7 +86,7 @@ export function RecordingForm({ recording, onSaved, onReload, onDelete }: {
             {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved' : changed.length > 0 ? 'Unsaved changes' : ''}
           </span>
         </div>
-        <button type="button" class="button danger-outline" onClick={onDelete}>
+        <button type="button" class="button danger-outline" onClick={onDelete} aria-hidden={confirming ? 'true' : undefined}>
           Delete
         </button>
       </div>

@@ -25,7 +25,7 @@ export function RecordingPage({ id }: { id: string }) {
     return (
       <section>
         <p class="back">
-          <a href={href.library}>← Library</a>
+          <a href={href.library}>← All recordings</a>
         </p>
         {loaded.error !== undefined ? <LoadError what="this recording" error={loaded.error} retry={loaded.reload} /> : <Loading what="the recording" />}
       </section>
@@ -57,7 +57,7 @@ export function RecordingPage({ id }: { id: string }) {
   return (
     <article class="recording-page" aria-labelledby="recording-title">
       <p class="back">
-        <a href={href.library}>← Library</a>
+        <a href={href.library}>← All recordings</a>
       </p>
       <header class="page-head">
         <h1 id="recording-title">{displayTitle(r)}</h1>
@@ -68,7 +68,14 @@ export function RecordingPage({ id }: { id: string }) {
           {deleteError}
         </p>
       )}
-      <RecordingForm key={`${r.id}-${formKey}`} recording={r} onSaved={loaded.set} onReload={reload} onDelete={() => setConfirming(true)} />
+      <RecordingForm
+        key={`${r.id}-${formKey}`}
+        recording={r}
+        confirming={confirming}
+        onSaved={loaded.set}
+        onReload={reload}
+        onDelete={() => setConfirming(true)}
+      />
       <RecordingDeliveries recording={r} />
       {confirming && (
         <ConfirmDialog title="Delete this recording?" confirmLabel="Delete" busy={deleting} onConfirm={remove} onCancel={() => setConfirming(false)}>

@@ -66,6 +66,22 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  it('every control is reached with Tab and shows a visible focus ring', async () => {
+    await page.reload();
+    await page.getByRole('article').first().waitFor();
+    const focused = () => page.evaluate('[document.activeElement.tagName, document.activeElement.textContent.trim(), getComputedStyle(document.activeElement).outlineStyle]') as Promise<string[]>;
+    const seen: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      const [tag, text, outline] = await focused();
+      seen.push(`${tag}:${text}`);
+      assert.notEqual(outline, 'none', `focus visible on ${tag} ${text}`);
+    }
+    for (const stop of ['A:Library', 'A:Devices', 'A:API keys', 'A:Webhooks', 'BUTTON:Sign out', 'INPUT:', 'SELECT:AllClipsMemos']) {
+      assert.ok(seen.includes(stop), `${stop} in ${seen.join(', ')}`);
+    }
+  });
+
   it('Load more fetches the next page with the cursor and disappears on the last one', async () => {
     await page.getByRole('button', { name: 'Load more' }).click();
     await page.getByRole('article').nth(34).waitFor();
@@ -153,6 +169,7 @@ describe('web app: sign-in, library and recording pages', () => {
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
     await screens(page, 'recording-delete-dialog');
+    assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 1, "while asking, the dialog's Delete is the only one");
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
     assert.equal((await server.api('GET', `/api/v2/recordings/${ids.yesterday}`)).status, 410);
