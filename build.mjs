@@ -1,6 +1,12 @@
 // Bundles server and CLI into one file, dist/reclib.mjs (better-sqlite3 stays external: it is a
 // native addon). schema.sql is read at run time from beside dist/.
+// The web app (src/web) is a second entry: dist/app/ with content-hashed names, a precompressed
+// .gz and .br beside each file, and manifest.json that src/http/web-app.ts reads.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 
 await build({
   entryPoints: ['bin/reclib.ts'],
@@ -30,3 +36,50 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+/** The budget of issue 13: all JavaScript the browser downloads, gzipped. */
+const JS_BUDGET_GZIP = 60 * 1024;
+const APP_DIR = 'dist/app';
+fs.rmSync(APP_DIR, { recursive: true, force: true });
+const app = await build({
+  entryPoints: ['src/web/main.tsx'],
+  outdir: APP_DIR,
+  entryNames: '[name]-[hash]',
+  assetNames: '[name]-[hash]',
+  bundle: true,
+  minify: true,
+  platform: 'browser',
+  target: ['chrome110', 'firefox110', 'safari16'],
+  format: 'esm',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  metafile: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+const files = Object.keys(app.metafile.outputs).map((f) => path.basename(f));
+// The icon is not imported by code: copied under a content-hashed name like the rest.
+const iconSvg = fs.readFileSync('src/web/icon.svg');
+const icon = `icon-${createHash('sha256').update(iconSvg).digest('hex').slice(0, 8)}.svg`;
+fs.writeFileSync(path.join(APP_DIR, icon), iconSvg);
+files.push(icon);
+const manifest = {
+  script: files.find((f) => f.endsWith('.js')),
+  style: files.find((f) => f.endsWith('.css')),
+  icon,
+  files,
+};
+let jsGzip = 0;
+for (const f of files) {
+  const raw = fs.readFileSync(path.join(APP_DIR, f));
+  const gz = zlib.gzipSync(raw, { level: 9 });
+  fs.writeFileSync(path.join(APP_DIR, `${f}.gz`), gz);
+  fs.writeFileSync(path.join(APP_DIR, `${f}.br`), zlib.brotliCompressSync(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+  if (f.endsWith('.js')) jsGzip += gz.length;
+}
+fs.writeFileSync(path.join(APP_DIR, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+console.log(`web app: ${files.join(', ')}; JavaScript ${(jsGzip / 1024).toFixed(1)} KB gzipped (budget ${JS_BUDGET_GZIP / 1024} KB)`);
+if (jsGzip > JS_BUDGET_GZIP) {
+  console.error('web app: the JavaScript is over its budget');
+  process.exit(1);
+}

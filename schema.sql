@@ -1,6 +1,6 @@
 -- reclib: the database's one definition. Applied on open (src/db/migrate.ts); the version below
 -- is PRAGMA user_version. A later change adds a numbered migration and bumps the version.
--- version: 2
+-- version: 3
 -- Times are Unix milliseconds. Secrets are never stored: credentials keep a SHA-256 hash only and
 -- webhook secrets are derived from the master secret file.
 
@@ -90,9 +90,9 @@ CREATE TABLE IF NOT EXISTS deliveries (
   id               TEXT PRIMARY KEY,          -- dlv_…; webhook-id header; the text payload's stable id
   account_id       TEXT NOT NULL REFERENCES accounts(id),
   webhook_id       TEXT NOT NULL REFERENCES webhooks(id),
-  event_id         TEXT NOT NULL,             -- decimal events.seq, or manual_…
-  recording_id     TEXT NOT NULL,
-  revision         INTEGER NOT NULL,          -- the revision the body describes
+  event_id         TEXT NOT NULL,             -- decimal events.seq, manual_…, or test_… (webhook.test)
+  recording_id     TEXT NOT NULL,             -- '' for a webhook.test send, which is about no recording
+  revision         INTEGER NOT NULL,          -- the revision the body describes (0: webhook.test)
   kind             TEXT NOT NULL CHECK (kind IN ('event', 'rule', 'manual')),
   -- Undecided capture rules are not deliveries yet: they wait in capture_evaluations.
   status           TEXT NOT NULL CHECK (status IN ('queued', 'delivered', 'failed', 'disabled')),
@@ -112,6 +112,9 @@ CREATE TABLE IF NOT EXISTS deliveries (
 -- The claim query: status = 'queued' AND next_attempt_at <= now ORDER BY next_attempt_at.
 CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries(status, next_attempt_at);
 CREATE INDEX IF NOT EXISTS deliveries_webhook ON deliveries(webhook_id, status);
+-- A subscription's delivery log, newest first (v1 GET /webhooks/{id}/deliveries): the implicit
+-- rowid ends the index, so a (created_at, rowid) keyset page is read from it in order.
+CREATE INDEX IF NOT EXISTS deliveries_webhook_log ON deliveries(webhook_id, created_at);
 CREATE INDEX IF NOT EXISTS deliveries_recording ON deliveries(account_id, recording_id, created_at);
 CREATE UNIQUE INDEX IF NOT EXISTS deliveries_idempotency ON deliveries(account_id, idempotency_key)
   WHERE idempotency_key IS NOT NULL;

@@ -34,7 +34,7 @@ export function randomBase62(chars: number, nextByte: () => number = idByte): st
   return out;
 }
 
-export type IdPrefix = 'acc' | 'key' | 'int' | 'ses' | 'rec' | 'wh' | 'dlv' | 'manual' | 'req' | 'map';
+export type IdPrefix = 'acc' | 'key' | 'int' | 'ses' | 'rec' | 'wh' | 'dlv' | 'manual' | 'test' | 'req' | 'map';
 
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(20)}`;
 

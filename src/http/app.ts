@@ -12,6 +12,7 @@ import { ApiRouter, plainRoute, setRequestId } from './router';
 import { registerSessionRoutes } from './session-routes';
 import { registerV1 } from './v1';
 import { registerV2 } from './v2';
+import { cspWithInlineHashes, htmlHeaders, registerWebApp } from './web-app';
 
 export function errorResponse(c: Context, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
   for (const [k, val] of Object.entries(headers)) c.header(k, val);
@@ -54,7 +55,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
     return errorResponse(c, 'internal', `unexpected failure; quote request id ${c.get('requestId')} when reporting it`);
   });
 
-  app.notFound(plainRoute((c) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)));
+  const noRoute = (c: Context<AppEnv>) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+  app.notFound(plainRoute(noRoute));
 
   // Liveness stays 200 while writes fail (restarting would not free the disk); the extra fields
   // appear only then, so a healthy answer is exactly {"status":"ok"}.
@@ -79,13 +81,15 @@ export function createApp(services: Services, options: AppOptions = {}) {
   const root = new Hono<AppEnv>();
   registerV2(new ApiRouter(v2, v2Doc, deps), deps);
   registerV1(new ApiRouter(v1, v1Doc, deps), deps);
-  registerSessionRoutes(new ApiRouter(root, v2Doc, deps, '/api'), deps);
+  registerSessionRoutes(new ApiRouter(root, v2Doc, deps, '/api', [v1Doc]), deps);
 
   let v2Json: string | undefined;
   let v1Json: string | undefined;
   app.get('/api/v2/openapi.json', plainRoute((c) => c.body((v2Json ??= JSON.stringify(v2Doc.toJSON())), 200, { 'content-type': 'application/json' })));
   app.get('/api/v1/openapi.json', plainRoute((c) => c.body((v1Json ??= JSON.stringify(v1Doc.toJSON())), 200, { 'content-type': 'application/json' })));
-  app.get('/docs', plainRoute((c) => c.html(docsPage)));
+  const docsHeaders = htmlHeaders(cspWithInlineHashes(docsPage));
+  app.get('/docs', plainRoute((c) => c.body(docsPage, 200, docsHeaders)));
+  registerWebApp(app, noRoute);
   app.route('/api/v2', v2);
   app.route('/api/v1', v1);
   app.route('/api', root);

@@ -217,13 +217,15 @@ export class ApiRouter {
     private readonly deps: HttpDeps,
     /** Set when this router's paths live outside the document's server prefix. */
     private readonly serverUrl?: string,
+    /** Further documents that describe these operations too (the /api/session routes are in v1's and v2's). */
+    private readonly alsoDocumentedIn: readonly OpenApiDoc[] = [],
   ) {}
 
   add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined>(
     spec: RouteSpec<P, Q, B>,
     handler: (c: Context<AppEnv>, input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Response | Promise<Response>,
   ): void {
-    this.doc.add({
+    const op: OperationDoc = {
       method: spec.method,
       path: spec.path,
       operationId: spec.operationId,
@@ -237,7 +239,8 @@ export class ApiRouter {
       ...(spec.headers ? { headers: spec.headers } : {}),
       responses: spec.responses,
       ...(this.serverUrl ? { serverUrl: this.serverUrl } : {}),
-    });
+    };
+    for (const doc of [this.doc, ...this.alsoDocumentedIn]) doc.add(op);
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     const deps = this.deps;
     const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {

@@ -47,6 +47,10 @@ function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+/** A verifier for sign-ins naming no usable account, so they cost the same scrypt as a wrong password. Made on first use, not at every start. */
+let dummyHash: string | undefined;
+const noAccountHash = (): string => (dummyHash ??= hashPassword('reclib: no such account'));
+
 function verifyPassword(password: string, stored: string): boolean {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
@@ -54,6 +58,9 @@ function verifyPassword(password: string, stored: string): boolean {
   const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
   return timingSafeEqual(actual, expected);
 }
+
+/** How account names are compared: Unicode case folded, canonical composition, outer spaces ignored. */
+export const nameKey = (name: string): string => name.trim().normalize('NFC').toLowerCase();
 
 export class AuthService {
   readonly store: AuthStore;
@@ -73,6 +80,11 @@ export class AuthService {
     ]);
   }
 
+  /**
+   * Account names are unique regardless of case (they sign in, CONTRACT §8). The check runs in the
+   * write transaction, so two creators (server and CLI) cannot both take a name. Databases from
+   * before the rule may hold duplicates: they are kept, and signing in by such a name is refused.
+   */
   createAccount(name: string, password?: string): AccountRow {
     if (!name.trim()) throw invalid('name must not be empty');
     if (password !== undefined && password.length < 8) throw invalid('password must be at least 8 characters');
@@ -83,8 +95,24 @@ export class AuthService {
       app_integration: newId('int'),
       created_at: this.core.clock.now(),
     };
-    this.core.writer.write(() => this.store.insertAccount(row));
+    this.core.writer.write(() => {
+      const taken = this.accountsNamed(name)[0];
+      if (taken) {
+        throw invalid(`name: an account named ${JSON.stringify(taken.name)} already exists (${taken.id}); account names are unique regardless of case, choose another`);
+      }
+      this.store.insertAccount(row);
+    });
     return row;
+  }
+
+  /**
+   * Accounts whose name equals `name` ignoring case (and surrounding spaces, which phone keyboards
+   * add). Compared here rather than in SQL because SQLite folds only ASCII case; an installation
+   * has a handful of accounts, and creating one or signing in by name is rare and rate limited.
+   */
+  accountsNamed(name: string): AccountRow[] {
+    const key = nameKey(name);
+    return this.store.accounts().filter((a) => nameKey(a.name) === key);
   }
 
   account(id: string): AccountRow {
@@ -149,12 +177,32 @@ export class AuthService {
     return { token, expiresAt };
   }
 
-  /** Password login. The same error for an unknown account and a wrong password. */
-  login(accountId: string, password: string): { token: string; expiresAt: number } {
-    const a = this.store.account(accountId);
-    const ok = a?.password_hash ? verifyPassword(password, a.password_hash) : false;
-    if (!a || !ok) throw new AppError('unauthenticated', 'account or password is wrong');
+  /**
+   * Password login by account id or account name (CONTRACT §8). The same error for an unknown
+   * account and a wrong password, and the same work (one scrypt) for both. `countAttempt` is
+   * called with the attempt's budget key before the password is checked: the account id when
+   * `account` names one account (so its id and its name, in any case, share one budget), else
+   * the folded name.
+   */
+  login(account: string, password: string, countAttempt: (budgetKey: string) => void = () => {}): { token: string; expiresAt: number } {
+    const byId = this.store.account(account);
+    const named = byId ? [byId] : this.accountsNamed(account);
+    const a = named.length === 1 ? named[0] : undefined;
+    countAttempt(a ? a.id : `name:${nameKey(account)}`);
+    const ok = verifyPassword(password, a?.password_hash ?? noAccountHash());
+    if (named.length > 1) {
+      throw new AppError('unauthenticated', `${named.length} accounts share this name (from before names were unique); sign in with your account id (acc_…, shown by reclib accounts list)`);
+    }
+    if (!a?.password_hash || !ok) throw new AppError('unauthenticated', 'account or password is wrong');
     return this.createSession(a.id);
+  }
+
+  /** The signed-in account and its session's expiry (GET /api/session). */
+  sessionInfo(principal: Principal): { account: { id: string; name: string }; session: { expiresAt: number } } {
+    const s = principal.kind === 'session' ? this.store.session(principal.credentialId) : undefined;
+    if (!s) throw new AppError('session_required', 'this operation needs a signed-in session (rls_… token or cookie); API keys are refused');
+    const a = this.account(s.account_id);
+    return { account: { id: a.id, name: a.name }, session: { expiresAt: s.expires_at } };
   }
 
   endSession(token: string): void {

@@ -8,6 +8,7 @@ import { DeviceService } from './devices';
 import { EventService } from './events';
 import { RecordingService } from './recordings';
 import { createTextDelivery } from './text-delivery';
+import { WebhookLogService } from './webhook-log';
 import { createWebhookService } from './webhooks';
 
 export function createServices(core: Core) {
@@ -20,7 +21,9 @@ export function createServices(core: Core) {
   const workers: Worker[] = [recordings.merger];
   const webhooks = createWebhookService(core, events, workers);
   const textDelivery = createTextDelivery(core, recordings, webhooks);
-  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, textDelivery };
+  // A subscription's delivery log and test sends (v1 routes of the web app).
+  const webhookLog = new WebhookLogService(core, webhooks);
+  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, webhookLog, textDelivery };
 }
 
 export type Services = ReturnType<typeof createServices>;

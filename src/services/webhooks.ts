@@ -40,6 +40,7 @@ export class WebhookService {
   readonly deliveries: DeliveryStore;
   readonly scheduler: DeliveryScheduler;
   readonly outbox: Outbox;
+  /** Per-subscription delivery log and test sends (the web app's webhook page). */
 
   constructor(
     private readonly core: Core,
@@ -90,6 +91,11 @@ export class WebhookService {
   /** Every active subscription, both payload modes (the CLI's view for the operator). */
   listActive(accountId: string): WebhookJson[] {
     return this.store.active(accountId).map(webhookJson);
+  }
+
+  /** Every subscription, active and disabled, both payload modes, oldest first (v1 list, for the web app). */
+  listAll(accountId: string): WebhookJson[] {
+    return this.store.all(accountId).map(webhookJson);
   }
 
   /** Any subscription of the account, active or not; 404 if there is none. */

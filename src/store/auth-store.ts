@@ -60,6 +60,7 @@ export class AuthStore {
         'INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
       ),
       sessionByHash: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE token_hash = ?'),
+      session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
       endSession: db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
@@ -103,6 +104,9 @@ export class AuthStore {
   }
   sessionByHash(hash: string): SessionRow | undefined {
     return this.s.sessionByHash.get(hash);
+  }
+  session(id: string): SessionRow | undefined {
+    return this.s.session.get(id);
   }
   endSession(id: string, now: number): void {
     this.s.endSession.run(now, id);

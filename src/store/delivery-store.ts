@@ -45,6 +45,20 @@ export interface AttemptRow {
   error: string | null;
 }
 
+/** A row of a subscription's delivery log: the delivery, its place in the log, its event's type. */
+export interface DeliveryLogRow extends DeliveryRow {
+  /** The row's rowid: with created_at, the log's keyset (rows are never deleted, so it only grows). */
+  log_seq: number;
+  /** The feed event's type for kind 'event'; null otherwise. */
+  event_type: string | null;
+}
+
+/** A position in a delivery log: the last row of the previous page. */
+export interface DeliveryLogPosition {
+  createdAt: number;
+  seq: number;
+}
+
 /** A delivery's outcome after an attempt, written only by the holder of the current lease. */
 export interface DeliveryOutcome {
   status: DeliveryStatus;
@@ -68,6 +82,15 @@ export class DeliveryStore {
       get: db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE id = ?'),
       forRecording: db.prepare<[string, string], DeliveryRow>(
         'SELECT * FROM deliveries WHERE account_id = ? AND recording_id = ? ORDER BY created_at, rowid',
+      ),
+      // Newest first, read in order from deliveries_webhook_log. The row value compare keeps the
+      // page after the cursor inside that index range.
+      log: db.prepare<{ webhook: string; createdAt: number; seq: number; limit: number }, DeliveryLogRow>(
+        `SELECT d.*, d.rowid AS log_seq, e.type AS event_type
+         FROM deliveries d
+         LEFT JOIN events e ON d.kind = 'event' AND e.seq = CAST(d.event_id AS INTEGER)
+         WHERE d.webhook_id = @webhook AND (d.created_at, d.rowid) < (@createdAt, @seq)
+         ORDER BY d.created_at DESC, d.rowid DESC LIMIT @limit`,
       ),
       byIdempotencyKey: db.prepare<[string, string], DeliveryRow>(
         'SELECT * FROM deliveries WHERE account_id = ? AND idempotency_key = ?',
@@ -141,6 +164,12 @@ export class DeliveryStore {
   /** Every delivery of one recording, oldest first (the v1 delivery status listing). */
   forRecording(accountId: string, recordingId: string): DeliveryRow[] {
     return this.s.forRecording.all(accountId, recordingId);
+  }
+
+  /** A page of one subscription's deliveries, newest first, after `after` (the start when undefined). */
+  log(webhookId: string, after: DeliveryLogPosition | undefined, limit: number): DeliveryLogRow[] {
+    const from = after ?? { createdAt: Number.MAX_SAFE_INTEGER, seq: Number.MAX_SAFE_INTEGER };
+    return this.s.log.all({ webhook: webhookId, createdAt: from.createdAt, seq: from.seq, limit });
   }
 
   byIdempotencyKey(accountId: string, key: string): DeliveryRow | undefined {

@@ -36,6 +36,7 @@ export class WebhookStore {
       active: db.prepare<[string], WebhookRow>(
         "SELECT * FROM webhooks WHERE account_id = ? AND status = 'active' ORDER BY created_at, rowid",
       ),
+      all: db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE account_id = ? ORDER BY created_at, rowid'),
       activeCount: db.prepare<[string], { n: number }>(
         "SELECT count(*) AS n FROM webhooks WHERE account_id = ? AND status = 'active'",
       ),
@@ -61,6 +62,11 @@ export class WebhookStore {
   /** Active subscriptions of an account, oldest first (both payload modes). */
   active(accountId: string): WebhookRow[] {
     return this.s.active.all(accountId);
+  }
+
+  /** Every subscription of an account, active and disabled, oldest first (both payload modes). */
+  all(accountId: string): WebhookRow[] {
+    return this.s.all.all(accountId);
   }
 
   activeCount(accountId: string): number {

@@ -12,7 +12,7 @@ export const BUNDLE = path.join(ROOT, 'dist/reclib.mjs');
 function newestSource(dir: string): number {
   let newest = 0;
   for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+    if (entry.isFile() && /\.(ts|tsx|css)$/.test(entry.name)) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
   }
   return newest;
 }

@@ -10,6 +10,7 @@ import { registerRecordingReportsV1 } from './recordings-reports';
 import { registerRecordingsV1 } from './recordings';
 import { registerDeliveriesV1 } from './deliveries';
 import { registerWebhooksV1 } from './webhooks';
+import { registerWebhookLogV1 } from './webhook-log';
 
 export function registerV1(r: ApiRouter, deps: HttpDeps): void {
   registerTokens(r, deps);
@@ -19,5 +20,6 @@ export function registerV1(r: ApiRouter, deps: HttpDeps): void {
   registerRecordingsV1(r, deps);
   registerRecordingReportsV1(r, deps);
   registerWebhooksV1(r, deps);
+  registerWebhookLogV1(r, deps);
   registerDeliveriesV1(r, deps);
 }

@@ -1,0 +1,35 @@
+// A modal confirmation in a real <dialog> (role dialog, focus kept inside, Escape cancels).
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+
+interface Props {
+  title: string;
+  confirmLabel: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children?: ComponentChildren;
+}
+
+export function ConfirmDialog({ title, confirmLabel, busy, onConfirm, onCancel, children }: Props) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onCancel(); }}>
+      <h2 id="dialog-title">{title}</h2>
+      {children}
+      <div class="actions">
+        <button type="button" class="button" onClick={onCancel} autoFocus>
+          Cancel
+        </button>
+        <button type="button" class="button danger" onClick={onConfirm} disabled={busy}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}

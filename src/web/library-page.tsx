@@ -1,0 +1,165 @@
+// The library: newest first, grouped by day, searched as one types (debounced; a late answer to
+// an older query is dropped), filtered by type, device and status, paged with Load more.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, describeError } from './api';
+import type { Device, Recording } from './api-types';
+import { LibraryFilters, NO_FILTERS, type Filters } from './library-filters';
+import { RecordingCard } from './recording-card';
+import { href } from './route';
+import { parseQuery } from './search-match';
+import { Empty, LoadError, Loading } from './states';
+import { dayKey, dayLabel } from './time-format';
+
+const DEBOUNCE_MS = 200;
+
+/** Set by the "/" shortcut: the search box takes focus once the library is on screen. */
+let wantSearchFocus = false;
+export function focusSearchSoon(): void {
+  wantSearchFocus = true;
+  const box = document.getElementById('search');
+  if (box) {
+    wantSearchFocus = false;
+    box.focus();
+  }
+}
+
+/** Filters survive a visit to a recording and back (kept for the page's lifetime, not stored). */
+let remembered: Filters = NO_FILTERS;
+
+interface Page {
+  recordings: Recording[];
+  nextCursor: string | null;
+}
+
+function groupByDay(recordings: Recording[]): Array<{ key: number; label: string; items: Recording[] }> {
+  const groups: Array<{ key: number; label: string; items: Recording[] }> = [];
+  for (const r of recordings) {
+    const key = dayKey(r.recordedAt);
+    const last = groups[groups.length - 1];
+    if (last && last.key === key) last.items.push(r);
+    else groups.push({ key, label: dayLabel(r.recordedAt), items: [r] });
+  }
+  return groups;
+}
+
+const toQuery = (f: Filters) => ({ q: f.q.trim(), type: f.type, deviceId: f.deviceId, status: f.status });
+
+export function LibraryPage() {
+  const [filters, setFilters] = useState<Filters>(remembered);
+  const [applied, setApplied] = useState<Filters>(remembered);
+  const [page, setPage] = useState<Page | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  const [moreError, setMoreError] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [devices, setDevices] = useState<Device[]>([]);
+  const generation = useRef(0);
+
+  useEffect(() => {
+    if (wantSearchFocus) focusSearchSoon();
+    api.devices().then(setDevices, () => setDevices([]));
+  }, []);
+
+  // Typing waits for a pause; the selects apply at once.
+  useEffect(() => {
+    remembered = filters;
+    const typed = filters.q !== applied.q;
+    const t = setTimeout(() => setApplied(filters), typed ? DEBOUNCE_MS : 0);
+    return () => clearTimeout(t);
+  }, [filters]);
+
+  const load = () => {
+    const mine = ++generation.current;
+    setError(undefined);
+    api.recordings(toQuery(applied)).then(
+      (p) => mine === generation.current && setPage(p),
+      (e: unknown) => mine === generation.current && setError(e),
+    );
+  };
+  useEffect(load, [applied]);
+
+  const loadMore = async () => {
+    if (!page?.nextCursor) return;
+    const mine = generation.current;
+    setLoadingMore(true);
+    setMoreError(null);
+    try {
+      const next = await api.recordings({ ...toQuery(applied), cursor: page.nextCursor });
+      if (mine === generation.current) setPage({ recordings: [...page.recordings, ...next.recordings], nextCursor: next.nextCursor });
+    } catch (e) {
+      setMoreError(describeError(e));
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  const terms = useMemo(() => parseQuery(applied.q), [applied.q]);
+  const filtered = applied.q.trim() !== '' || applied.type !== '' || applied.deviceId !== '' || applied.status !== '';
+  const groups = useMemo(() => groupByDay(page?.recordings ?? []), [page]);
+  const count = page?.recordings.length ?? 0;
+
+  return (
+    <section class="library" aria-labelledby="library-title">
+      <div class="page-head">
+        <h1 id="library-title">Library</h1>
+      </div>
+      <LibraryFilters filters={filters} devices={devices} onChange={setFilters} />
+      <p class="visually-hidden" role="status">
+        {page && !error ? (count === 0 ? 'No recordings' : `${count} recording${count === 1 ? '' : 's'}${page.nextCursor ? ', more available' : ''}`) : ''}
+      </p>
+      {error !== undefined ? (
+        <LoadError what="your recordings" error={error} retry={load} />
+      ) : page === null ? (
+        <Loading what="your recordings" />
+      ) : count === 0 ? (
+        filtered ? (
+          <Empty title="No recordings match.">
+            <p>
+              {applied.q.trim() ? 'Every word must appear in the title or the transcript; a word also finds longer words that start with it. ' : ''}
+              Try fewer words or other filters.
+            </p>
+            <button type="button" class="button" onClick={() => setFilters(NO_FILTERS)}>
+              Clear search and filters
+            </button>
+          </Empty>
+        ) : (
+          <Empty title="No recordings yet.">
+            <p>
+              Recordings arrive from your devices and apps. <a href={href.keys}>Create an API key</a> and point your app at{' '}
+              <code>{location.origin}/api/v2/recordings</code>.
+            </p>
+            <p class="muted">
+              The API reference, with a form to try each request, is at <a href="/docs">/docs</a>.
+            </p>
+          </Empty>
+        )
+      ) : (
+        <>
+          {groups.map((g) => (
+            <section key={g.key} class="day" aria-labelledby={`day-${g.key}`}>
+              <h2 id={`day-${g.key}`} class="day-title">
+                {g.label}
+              </h2>
+              <div class="cards">
+                {g.items.map((r) => (
+                  <RecordingCard key={r.id} recording={r} terms={terms} />
+                ))}
+              </div>
+            </section>
+          ))}
+          {moreError && (
+            <p class="alert" role="alert">
+              {moreError}
+            </p>
+          )}
+          {page.nextCursor && (
+            <div class="load-more">
+              <button type="button" class="button" onClick={loadMore} disabled={loadingMore}>
+                Load more
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,95 @@
+// Editing a recording: Title, Transcript, Summary, Pinned, saved with If-Match. A save over a newer
+// revision (412) shows an alert with Reload and overwrites nothing.
+import { useState } from 'preact/hooks';
+import { api, ApiError, describeError } from './api';
+import type { Recording } from './api-types';
+
+type Draft = Pick<Recording, 'title' | 'transcript' | 'summary' | 'pinned'>;
+
+const draftOf = (r: Recording): Draft => ({ title: r.title, transcript: r.transcript, summary: r.summary, pinned: r.pinned });
+
+export function RecordingForm({ recording, confirming, onSaved, onReload, onDelete }: {
+  recording: Recording;
+  /** The delete dialog is open: its Delete is then the only button of that name. */
+  confirming: boolean;
+  onSaved: (r: Recording) => void;
+  onReload: () => void;
+  onDelete: () => void;
+}) {
+  const [draft, setDraft] = useState<Draft>(() => draftOf(recording));
+  const [state, setState] = useState<{ kind: 'idle' | 'saving' | 'saved' | 'conflict' } | { kind: 'error'; message: string }>({ kind: 'idle' });
+  const set = (patch: Partial<Draft>) => {
+    setDraft({ ...draft, ...patch });
+    if (state.kind === 'saved') setState({ kind: 'idle' });
+  };
+  const changed = (Object.keys(draft) as Array<keyof Draft>).filter((k) => draft[k] !== recording[k]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (changed.length === 0) {
+      setState({ kind: 'saved' });
+      return;
+    }
+    setState({ kind: 'saving' });
+    const patch = Object.fromEntries(changed.map((k) => [k, draft[k]])) as Partial<Draft>;
+    try {
+      const saved = await api.updateRecording(recording.id, recording.revision, patch);
+      onSaved(saved);
+      setDraft(draftOf(saved));
+      setState({ kind: 'saved' });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 412) setState({ kind: 'conflict' });
+      else setState({ kind: 'error', message: describeError(err) });
+    }
+  };
+
+  return (
+    <form class="card recording-form" onSubmit={save}>
+      {state.kind === 'conflict' && (
+        <div class="alert conflict" role="alert">
+          <p>
+            This recording was changed elsewhere after you opened it. Your edits were not saved, and nothing was overwritten. Reload to see the
+            latest version (your edits here will be replaced).
+          </p>
+          <button type="button" class="button" onClick={onReload}>
+            Reload
+          </button>
+        </div>
+      )}
+      {state.kind === 'error' && (
+        <p class="alert" role="alert">
+          {state.message}
+        </p>
+      )}
+      <label class="field">
+        <span>Title</span>
+        <input value={draft.title} onInput={(e) => set({ title: e.currentTarget.value })} placeholder="Add a title" />
+      </label>
+      <label class="field">
+        <span>Transcript</span>
+        <textarea class="transcript" rows={10} value={draft.transcript} onInput={(e) => set({ transcript: e.currentTarget.value })} />
+      </label>
+      <label class="field">
+        <span>Summary</span>
+        <textarea rows={3} value={draft.summary} onInput={(e) => set({ summary: e.currentTarget.value })} />
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={draft.pinned} onChange={(e) => set({ pinned: e.currentTarget.checked })} />
+        <span>Pinned</span>
+      </label>
+      <div class="actions split">
+        <div class="actions">
+          <button type="submit" class="button primary" disabled={state.kind === 'saving'}>
+            Save
+          </button>
+          <span class="save-state" role="status">
+            {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved' : changed.length > 0 ? 'Unsaved changes' : ''}
+          </span>
+        </div>
+        <button type="button" class="button danger-outline" onClick={onDelete} aria-hidden={confirming ? 'true' : undefined}>
+          Delete
+        </button>
+      </div>
+    </form>
+  );
+}

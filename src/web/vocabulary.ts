@@ -1,0 +1,30 @@
+// The API's fixed names that the app offers as choices. Copies of the server's constants (the
+// server modules pull in SQLite code, which must not reach the browser bundle);
+// test/web/vocabulary.test.ts keeps them equal to the originals.
+export const PERMISSIONS = [
+  'recordings:create',
+  'recordings:read',
+  'recordings:write',
+  'recordings:delete',
+  'settings:read',
+  'settings:write',
+  'events:read',
+] as const;
+
+export const EVENT_TYPES = ['recording.created', 'recording.updated', 'recording.transcript_ready', 'recording.deleted'] as const;
+
+export const INPUT_NAMES = ['hold', 'doubleTap', 'tripleTap', 'recordButton', 'appRecord'] as const;
+
+export const RECORDING_TYPES = ['clip', 'memo'] as const;
+
+export const RECORDING_STATUSES = ['pending', 'transcribing', 'ready', 'no_speech', 'failed'] as const;
+
+export type RecordingType = (typeof RECORDING_TYPES)[number];
+export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+export type InputName = (typeof INPUT_NAMES)[number];
+
+/** How an input name reads in a form ("doubleTap" → "Double tap"). */
+export const inputLabel = (name: string): string =>
+  name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`).replace(/^./, (c) => c.toUpperCase());
+
+export const statusLabel = (status: string): string => status.replace(/_/g, ' ');
