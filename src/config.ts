@@ -41,6 +41,7 @@ const ConfigSchema = v.object({
   deliveryTimeoutMs: intIn('delivery-timeout-ms', 1, 600_000),
   rateLimit: intIn('rate-limit', 0, 1_000_000_000),
   masterSecretFile: v.optional(v.pipe(v.string(), v.minLength(1))),
+  durability: v.picklist(['full', 'normal'], 'durability must be full or normal'),
 });
 
 export type Config = {
@@ -57,6 +58,8 @@ export type Config = {
   /** Requests per minute per credential; 0 turns the limit off (benchmarks). */
   rateLimit: number;
   masterSecretFile: string;
+  /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (CONTRACT §11). */
+  durability: 'full' | 'normal';
 };
 
 /** Setting name → [flag option key, env names...] with the contract's defaults. */
@@ -72,6 +75,7 @@ const settings = {
   deliveryTimeoutMs: { env: ['RECLIB_DELIVERY_TIMEOUT_MS'], def: '5000' },
   rateLimit: { env: ['RECLIB_RATE_LIMIT'], def: '120' },
   masterSecretFile: { env: ['RECLIB_MASTER_SECRET_FILE'], def: undefined },
+  durability: { env: ['RECLIB_DURABILITY'], def: 'full' },
 } as const satisfies Record<keyof Config, { env: readonly string[]; def: string | undefined }>;
 
 export type ConfigFlags = Partial<Record<keyof Config, string | undefined>>;

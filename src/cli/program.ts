@@ -1,34 +1,43 @@
 // The admin CLI (CONTRACT §2). Commands call services on the same database file the server
 // uses (WAL, so they may run while it runs); nothing goes over HTTP.
 import fs from 'node:fs';
+import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import pkg from '../../package.json' with { type: 'json' };
 import { loadConfig, type ConfigFlags } from '../config';
 import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { registerAdminCommands } from './admin-commands';
-import { fail, type CommonOpts } from './output';
+import { registerBackupCommands } from './backup-commands';
+import { CliError, fail, jsonRequested, print, type CommonOpts } from './output';
 import { registerServe } from './serve-command';
 import { registerWebhookCommands } from './webhook-commands';
 
-/** Adds --db and --json to a leaf command. */
+/** Adds --db, --durability and --json to a leaf command. */
 export const common = (cmd: Command): Command =>
   cmd
     .option('--db <file>', 'SQLite database file (env RECLIB_DB, default ./data/reclib.db)')
-    .option('--json', 'print exactly one JSON object on stdout');
+    .option('--durability <mode>', 'full | normal, as for serve (RECLIB_DURABILITY; default full)')
+    .option('--json', 'print exactly one JSON object on stdout (errors as {"error":{"code","message"}} on stderr)');
 
 /**
- * Runs an admin action on a freshly opened runtime and closes it afterwards. With `existingDb`,
- * a database file that does not exist is an error instead of being created empty (backup: a copy
- * of a mistyped path must not succeed as an empty library).
+ * Opens the runtime an admin command works on. The database file must exist (CONTRACT §12: a
+ * mistyped --db is an error, and nothing is created, not even the master secret) unless
+ * `createDb` (accounts create, the first command of a new library).
  */
-export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>, options: { existingDb?: boolean } = {}): Promise<void> {
+export function openAdminRuntime(opts: CommonOpts, options: { createDb?: boolean } = {}): Services {
+  const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow, durability: opts.durability } satisfies ConfigFlags);
+  if (!options.createDb && config.db !== ':memory:' && !fs.existsSync(config.db)) {
+    throw new CliError('database_not_found', `database file ${path.resolve(config.db)} does not exist; check --db (or RECLIB_DB)`);
+  }
+  return openRuntime(config);
+}
+
+/** Runs an admin action on a freshly opened runtime (see openAdminRuntime) and closes it afterwards. */
+export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>, options: { createDb?: boolean } = {}): Promise<void> {
   let services: Services | undefined;
   try {
-    const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow } satisfies ConfigFlags);
-    if (options.existingDb && config.db !== ':memory:' && !fs.existsSync(config.db)) {
-      throw new Error(`database file ${config.db} does not exist; check --db (or RECLIB_DB)`);
-    }
-    services = openRuntime(config);
+    services = openAdminRuntime(opts, options);
     await action(services);
   } catch (e) {
     fail(e);
@@ -41,13 +50,22 @@ export function buildProgram(): Command {
   const program = new Command('reclib')
     .description('reclib: a self-hosted recording library server (clips, memos, search, webhooks) on one SQLite file')
     .showHelpAfterError()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    // With --json a usage error is one JSON object on stderr, without the help text (CONTRACT §12).
+    .configureOutput({
+      writeErr: (s) => (jsonRequested() ? undefined : process.stderr.write(s)),
+      outputError: (s) => (jsonRequested() ? process.stderr.write(JSON.stringify({ error: { code: 'usage', message: s.replace(/^error: /, '').trim() } }) + '\n') : process.stderr.write(s)),
+    });
   program.exitOverride((err) => {
     process.exit(err.exitCode === 0 ? 0 : 2);
+  });
+  program.option('-V, --version', 'print the version of reclib').on('option:version', () => {
+    print({ json: jsonRequested() }, { version: pkg.version }, pkg.version);
+    process.exit(0);
   });
   registerServe(program);
   registerAdminCommands(program);
   registerWebhookCommands(program);
+  registerBackupCommands(program);
   return program;
 }
 

@@ -19,6 +19,7 @@ export function registerServe(program: Command): void {
     .option('--delivery-timeout-ms <n>', 'HTTP timeout per delivery (RECLIB_DELIVERY_TIMEOUT_MS; default 5000)')
     .option('--rate-limit <n>', 'requests per minute per credential, 0 = off (RECLIB_RATE_LIMIT; default 120)')
     .option('--master-secret-file <file>', 'master secret for webhook secrets (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
+    .option('--durability <mode>', 'full: an acknowledged write survives power loss; normal: survives a crash of the process (RECLIB_DURABILITY; default full)')
     .option('--json', 'print one JSON object once listening: {"serve":{"url","firstRunHint"}}; other lines go to stderr')
     .action(async (opts: ConfigFlags & { json?: boolean }) => {
       try {

@@ -6,7 +6,7 @@ import { CommitWatch } from '../db/commit-watch';
 import { AppError, invalid, notFound } from '../errors';
 import { newId, newSecret, sha256Hex } from '../ids';
 import { isPermission, type Permission, type Principal } from '../permissions';
-import { AuthStore, type AccountRow, type KeyRow } from '../store/auth-store';
+import { AuthStore, type AccountRow, type KeyRow, type SessionRow } from '../store/auth-store';
 import { PrincipalCache, type CachedCredential } from './principal-cache';
 
 export const MAX_ACTIVE_KEYS = 50;
@@ -26,6 +26,15 @@ export interface KeyMetadata {
   lastUsedAt: number | null;
   revokedAt: number | null;
 }
+
+export interface SessionInfo {
+  id: string;
+  createdAt: number;
+  expiresAt: number;
+  endedAt: number | null;
+}
+
+const sessionInfo = (s: SessionRow): SessionInfo => ({ id: s.id, createdAt: s.created_at, expiresAt: s.expires_at, endedAt: s.ended_at });
 
 export const keyMetadata = (k: KeyRow): KeyMetadata => ({
   id: k.id,
@@ -159,6 +168,34 @@ export class AuthService {
     this.core.writer.write(() => {
       this.store.endSession(s.id, this.core.clock.now());
       this.core.writer.onCommit(() => this.principals.clear());
+    });
+  }
+
+  /** Sets (replaces) an account's login password (reclib accounts set-password). */
+  setPassword(accountId: string, password: string): void {
+    this.account(accountId);
+    if (password.length < 8) throw invalid('password must be at least 8 characters');
+    const hash = hashPassword(password);
+    this.core.writer.write(() => this.store.setPassword(accountId, hash));
+  }
+
+  /** An account's sessions, newest last, without tokens (only their hashes are stored). */
+  listSessions(accountId: string): SessionInfo[] {
+    this.account(accountId);
+    return this.store.sessions(accountId).map(sessionInfo);
+  }
+
+  /**
+   * Ends a session at once: the next request with its token is 401, in this process (the cache
+   * is cleared after the commit) and in a server running beside the CLI (its cache sees another
+   * connection's commit, principal-cache.ts).
+   */
+  revokeSession(accountId: string, sessionId: string): SessionInfo {
+    return this.core.writer.write(() => {
+      if (!this.store.session(accountId, sessionId)) throw notFound(`session ${sessionId}`);
+      this.store.endSession(sessionId, this.core.clock.now());
+      this.core.writer.onCommit(() => this.principals.clear());
+      return sessionInfo(this.store.session(accountId, sessionId)!);
     });
   }
 

@@ -23,6 +23,7 @@ describe('configuration: flags, environment, defaults', () => {
       deliveryTimeoutMs: 5000,
       rateLimit: 120,
       masterSecretFile: './data/reclib.db.secret',
+      durability: 'full',
     });
   });
 
@@ -41,6 +42,7 @@ describe('configuration: flags, environment, defaults', () => {
         RECLIB_DELIVERY_TIMEOUT_MS: '1000',
         RECLIB_RATE_LIMIT: '0',
         RECLIB_MASTER_SECRET_FILE: '/tmp/m.secret',
+        RECLIB_DURABILITY: 'normal',
       },
     );
     assert.deepEqual(c, {
@@ -55,6 +57,7 @@ describe('configuration: flags, environment, defaults', () => {
       deliveryTimeoutMs: 1000,
       rateLimit: 0,
       masterSecretFile: '/tmp/m.secret',
+      durability: 'normal',
     });
   });
 
@@ -84,6 +87,7 @@ describe('configuration: flags, environment, defaults', () => {
       [{ publicUrl: 'ftp://files.example.org' }, /public-url must be an http:\/\/ or https:\/\/ URL/],
       [{ publicUrl: 'mailto:me@example.org' }, /public-url/],
       [{ db: '' }, /db/],
+      [{ durability: 'fast' }, /\(--durability\): durability must be full or normal/],
     ];
     for (const [flags, message] of cases) {
       assert.throws(() => loadConfig(flags, {}), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(flags));
