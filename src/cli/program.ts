@@ -9,6 +9,7 @@ import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { registerAdminCommands } from './admin-commands';
 import { registerBackupCommands } from './backup-commands';
+import { registerExportCommand } from './export-command';
 import { CliError, fail, jsonRequested, print, type CommonOpts } from './output';
 import { registerServe } from './serve-command';
 import { registerWebhookCommands } from './webhook-commands';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
   registerAdminCommands(program);
   registerWebhookCommands(program);
   registerBackupCommands(program);
+  registerExportCommand(program);
   return program;
 }
 

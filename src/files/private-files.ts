@@ -45,21 +45,23 @@ export function createPrivateFile(file: string): number {
  * Writes `data` to `file` as a whole or not at all: a private temporary file beside it, flushed,
  * then renamed over `file` (or, with `overwrite: false`, linked, which fails with EEXIST if `file`
  * exists), and the folder flushed. A reader never sees it half-written, a power loss leaves the
- * old or the new content.
+ * old or the new content. `durable: false` skips the two flushes (an export's many notes: a
+ * rerun rewrites whatever a power loss took).
  */
-export function writeFileAtomic(file: string, data: string | Uint8Array, options: { overwrite: boolean }): void {
+export function writeFileAtomic(file: string, data: string | Uint8Array, options: { overwrite: boolean; durable?: boolean }): void {
+  const durable = options.durable ?? true;
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = createPrivateFile(temp);
   try {
     fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fs.fsyncSync(fd);
+    if (durable) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
   try {
     if (options.overwrite) fs.renameSync(temp, file);
     else fs.linkSync(temp, file);
-    syncDirectory(path.dirname(path.resolve(file)));
+    if (durable) syncDirectory(path.dirname(path.resolve(file)));
   } finally {
     fs.rmSync(temp, { force: true });
   }
