@@ -1,9 +1,11 @@
 // Whether a SQLite file is reclib's to open. reclib creates its schema only in an EMPTY file and
 // opens only files it made: another application's database (or a reclib database someone added
-// tables of their own to) is refused before anything is written, so `accounts list --db their.db`
-// cannot convert it. New databases carry PRAGMA application_id = RECLIB_APPLICATION_ID (SQLite's
-// field for exactly this, https://sqlite.org/fileformat.html#application_id); databases made
-// before the marker existed are recognised by their tables (all of them reclib's) and marked on open.
+// tables of their own to, without reclib's marker) is refused before anything is written, so
+// `accounts list --db their.db` cannot convert it. A marked database is reclib's whatever else it
+// holds: Litestream, for one, adds its _litestream_seq and _litestream_lock tables. New databases
+// carry PRAGMA application_id = RECLIB_APPLICATION_ID (SQLite's field for exactly this,
+// https://sqlite.org/fileformat.html#application_id); databases made before the marker existed
+// are recognised by their tables (all of them reclib's) and marked on open.
 import { RECLIB_APPLICATION_ID, schemaText } from './migrate';
 import type { Db } from './open';
 
@@ -34,7 +36,8 @@ export function ownership(db: Db): Ownership {
   }
   if (appId !== 0) throw new ForeignDatabaseError(`it belongs to another application (application_id ${appId}), not reclib`);
   const ours = reclibTables();
-  const tables = names.filter((n) => n.type === 'table' && !n.name.startsWith('sqlite_')).map((n) => n.name);
+  // sqlite_*: SQLite's own (sqlite_stat1, sqlite_sequence); _litestream_*: Litestream's bookkeeping.
+  const tables = names.filter((n) => n.type === 'table' && !n.name.startsWith('sqlite_') && !n.name.startsWith('_litestream_')).map((n) => n.name);
   const foreign = tables.filter((t) => !ours.has(t));
   if (foreign.length > 0) {
     const shown = foreign.slice(0, 5).join(', ') + (foreign.length > 5 ? ', …' : '');

@@ -85,7 +85,15 @@ export function syncDirectory(dir: string): void {
  * nothing is visibly wrong: "parent /srv/x is a file, not a folder", "folder /srv is not writable".
  */
 export function pathProblem(file: string): string | undefined {
-  const abs = path.resolve(file);
+  try {
+    return problemOf(path.resolve(file));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EACCES') throw e;
+    return `a folder on the way to it is not accessible to this user (${(e as Error).message})`;
+  }
+}
+
+function problemOf(abs: string): string | undefined {
   const stat = statOrUndefined(abs);
   if (stat?.isDirectory()) return 'it is a folder, not a file';
   if (stat) return access(abs, fs.constants.R_OK | fs.constants.W_OK) ? undefined : 'the file is not readable and writable by this user';
