@@ -41,6 +41,14 @@ const ConfigSchema = v.object({
   deliveryTimeoutMs: intIn('delivery-timeout-ms', 1, 600_000),
   rateLimit: intIn('rate-limit', 0, 1_000_000_000),
   masterSecretFile: v.optional(v.pipe(v.string(), v.minLength(1))),
+  metricsToken: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(16, 'metrics-token must be at least 16 characters (it guards /metrics)'),
+      v.regex(/^[\x21-\x7e]+$/, 'metrics-token must be printable ASCII without spaces (it is sent as a Bearer token)'),
+    ),
+  ),
+  logFormat: v.picklist(['text', 'json'], 'log-format must be text or json'),
   durability: v.picklist(['full', 'normal'], 'durability must be full or normal'),
 });
 
@@ -58,6 +66,10 @@ export type Config = {
   /** Requests per minute per credential; 0 turns the limit off (benchmarks). */
   rateLimit: number;
   masterSecretFile: string;
+  /** Bearer token that unlocks GET /metrics; without it /metrics is a 404. */
+  metricsToken: string | undefined;
+  /** Request and delivery log lines: readable text, or one JSON object a line for log shippers. */
+  logFormat: 'text' | 'json';
   /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (CONTRACT §11). */
   durability: 'full' | 'normal';
 };
@@ -75,6 +87,8 @@ const settings = {
   deliveryTimeoutMs: { env: ['RECLIB_DELIVERY_TIMEOUT_MS'], def: '5000' },
   rateLimit: { env: ['RECLIB_RATE_LIMIT'], def: '120' },
   masterSecretFile: { env: ['RECLIB_MASTER_SECRET_FILE'], def: undefined },
+  metricsToken: { env: ['RECLIB_METRICS_TOKEN'], def: undefined },
+  logFormat: { env: ['RECLIB_LOG_FORMAT'], def: 'text' },
   durability: { env: ['RECLIB_DURABILITY'], def: 'full' },
 } as const satisfies Record<keyof Config, { env: readonly string[]; def: string | undefined }>;
 
@@ -97,7 +111,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     throw new ConfigError(`invalid configuration${flag}: ${issue.message}`);
   }
   const c = parsed.output;
-  return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, ''), masterSecretFile: c.masterSecretFile ?? `${c.db}.secret` };
+  return {
+    ...c,
+    publicUrl: c.publicUrl?.replace(/\/+$/, ''),
+    masterSecretFile: c.masterSecretFile ?? `${c.db}.secret`,
+    metricsToken: c.metricsToken,
+  };
 }
 
 /** Config for tests and in-process use: an in-memory database unless told otherwise. */

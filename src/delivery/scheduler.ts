@@ -32,6 +32,20 @@ export interface SchedulerOptions {
   log?: (line: string) => void;
 }
 
+/** How a delivery's attempt ended (or how a claim closed it), for the log and /metrics. */
+export interface DeliveryReport {
+  deliveryId: string;
+  webhookId: string;
+  /** The attempt's number (1 for the first). */
+  attempt: number;
+  /** delivered; retry: failed and tried again at nextAttemptAt; failed: no tries left; disabled: the subscription is off. */
+  outcome: 'delivered' | 'retry' | 'failed' | 'disabled';
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAt: number | null;
+  durationMs: number | null;
+}
+
 interface Claim {
   delivery: DeliveryRow & { body: string };
   url: string;
@@ -45,6 +59,7 @@ export class DeliveryScheduler implements Worker {
   private stopped = false;
   private nudgePending = false;
   private allow: AllowList | undefined;
+  private readonly reportListeners: Array<(report: DeliveryReport) => void> = [];
 
   constructor(
     private readonly core: Core,
@@ -79,6 +94,23 @@ export class DeliveryScheduler implements Worker {
       if (this.running) this.tick();
     });
   };
+
+  /** Called after each recorded outcome has committed (the server logs and counts them). */
+  onReport(listener: (report: DeliveryReport) => void): void {
+    this.reportListeners.push(listener);
+  }
+
+  private report(reports: readonly DeliveryReport[]): void {
+    for (const r of reports) {
+      for (const listener of this.reportListeners) {
+        try {
+          listener(r);
+        } catch {
+          // A listener's failure (a full disk under the log) is not the delivery's.
+        }
+      }
+    }
+  }
 
   get inFlightCount(): number {
     return this.inFlight.size;
@@ -115,7 +147,8 @@ export class DeliveryScheduler implements Worker {
   private claim(): Claim[] {
     const free = this.core.config.deliveryConcurrency - this.inFlight.size;
     if (free <= 0 || !this.deliveries.anyDue(this.core.clock.now())) return [];
-    return this.core.writer.write(() => {
+    const closed: DeliveryReport[] = [];
+    const claimed = this.core.writer.write(() => {
       const now = this.core.clock.now();
       const room = Math.min(free, this.core.config.deliveryPerMinute - this.deliveries.claimsSince(now - WINDOW_MS));
       const claims: Claim[] = [];
@@ -125,11 +158,13 @@ export class DeliveryScheduler implements Worker {
         if (row.lease_token !== null) this.deliveries.interruptAttempts(row.id, INTERRUPTED, now);
         if (row.attempts >= MAX_ATTEMPTS) {
           this.deliveries.close(row.id, 'failed', INTERRUPTED, now);
+          closed.push(closedReport(row, 'failed', INTERRUPTED));
           continue;
         }
         const webhook = this.webhooks.byId(row.webhook_id);
         if (!webhook || webhook.status !== 'active') {
           this.deliveries.close(row.id, 'disabled', null, now);
+          closed.push(closedReport(row, 'disabled', null));
           continue;
         }
         const token = randomBase62(22);
@@ -140,6 +175,8 @@ export class DeliveryScheduler implements Worker {
       }
       return claims;
     });
+    this.report(closed);
+    return claimed;
   }
 
   private launch(claim: Claim): void {
@@ -167,25 +204,48 @@ export class DeliveryScheduler implements Worker {
 
   private finish(claim: Claim, result: SendWebhookResult): void {
     const { id } = claim.delivery;
-    this.core.writer.write(() => {
+    const report = this.core.writer.write((): DeliveryReport | undefined => {
       const now = this.core.clock.now();
       const row = this.deliveries.get(id);
       // The lease was taken over (ours ran out and another claim followed): not ours to record.
-      if (!row || row.lease_token !== claim.token) return;
+      if (!row || row.lease_token !== claim.token) return undefined;
       this.deliveries.finishAttempt(id, claim.token, {
         finishedAt: now,
         durationMs: result.durationMs,
         statusCode: result.statusCode,
         error: result.error,
       });
-      this.deliveries.finish(id, claim.token, outcome(row, result, now, this.core.config.deliveryBackoffMs), now);
+      const next = outcome(row, result, now, this.core.config.deliveryBackoffMs);
+      this.deliveries.finish(id, claim.token, next, now);
+      return {
+        deliveryId: id,
+        webhookId: row.webhook_id,
+        attempt: row.attempts,
+        outcome: next.status === 'queued' ? 'retry' : next.status,
+        statusCode: result.statusCode,
+        error: result.error,
+        nextAttemptAt: next.next_attempt_at,
+        durationMs: result.durationMs,
+      };
     });
+    if (report) this.report([report]);
   }
 
   private log(line: string): void {
     (this.options.log ?? console.error)(line);
   }
 }
+
+const closedReport = (row: DeliveryRow, outcome: 'failed' | 'disabled', error: string | null): DeliveryReport => ({
+  deliveryId: row.id,
+  webhookId: row.webhook_id,
+  attempt: row.attempts,
+  outcome,
+  statusCode: null,
+  error,
+  nextAttemptAt: null,
+  durationMs: null,
+});
 
 /** What an attempt's result makes of the delivery. */
 function outcome(row: DeliveryRow, result: SendWebhookResult, now: number, backoffMs: number): DeliveryOutcome {

@@ -78,8 +78,12 @@ function adapterMessage(reason: string): string {
   return 'the Host header and request path do not form a valid URL';
 }
 
-/** An http.Server (not yet listening) that serves `fetch`; `hostname` stands in for a missing Host on HTTP/1.0. */
-export function createNodeServer(fetch: Fetch, hostname: string): Server {
+/**
+ * An http.Server (not yet listening) that serves `fetch`; `hostname` stands in for a missing Host on
+ * HTTP/1.0. `observe` sees every request that reaches a response before it is answered (the
+ * request log, metrics and graceful close hook in here, not as Hono middleware: see router.ts).
+ */
+export function createNodeServer(fetch: Fetch, hostname: string, observe?: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const listener = getRequestListener(fetch, {
     hostname,
     // Thrown before the app runs: an invalid Host header, a backslash in the path, a bad absolute URL.
@@ -87,6 +91,7 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
   });
   // Node would answer a Host-less HTTP/1.1 request itself (bare 400); this does it with the envelope.
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    observe?.(req, res);
     if (req.httpVersion === '1.1' && !req.headers.host) {
       const body = envelope('invalid_request', 'Host header is required (HTTP/1.1)');
       res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': newId('req'), connection: 'close' });
@@ -96,6 +101,10 @@ export function createNodeServer(fetch: Fetch, hostname: string): Server {
     void listener(req, res);
   };
   const server = createServer({ requireHostHeader: false }, onRequest);
+  // A client that half-closes after sending a complete request still gets its answer: by default
+  // Node aborts the request and ends the socket when the client's side ends.
+  // (httpAllowHalfOpen is a Server property Node reads in socketOnEnd, not in its typings.)
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', onClientError);
   server.on('checkExpectation', onRequest);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

@@ -24,6 +24,8 @@ describe('configuration: flags, environment, defaults', () => {
       rateLimit: 120,
       masterSecretFile: './data/reclib.db.secret',
       durability: 'full',
+      metricsToken: undefined,
+      logFormat: 'text',
     });
   });
 
@@ -43,6 +45,8 @@ describe('configuration: flags, environment, defaults', () => {
         RECLIB_RATE_LIMIT: '0',
         RECLIB_MASTER_SECRET_FILE: '/tmp/m.secret',
         RECLIB_DURABILITY: 'normal',
+        RECLIB_METRICS_TOKEN: 'scrape-token-0123456789',
+        RECLIB_LOG_FORMAT: 'json',
       },
     );
     assert.deepEqual(c, {
@@ -58,6 +62,8 @@ describe('configuration: flags, environment, defaults', () => {
       rateLimit: 0,
       masterSecretFile: '/tmp/m.secret',
       durability: 'normal',
+      metricsToken: 'scrape-token-0123456789',
+      logFormat: 'json',
     });
   });
 
@@ -88,6 +94,9 @@ describe('configuration: flags, environment, defaults', () => {
       [{ publicUrl: 'mailto:me@example.org' }, /public-url/],
       [{ db: '' }, /db/],
       [{ durability: 'fast' }, /\(--durability\): durability must be full or normal/],
+      [{ logFormat: 'xml' }, /\(--log-format\): log-format must be text or json/],
+      [{ metricsToken: 'short' }, /\(--metrics-token\): metrics-token must be at least 16 characters/],
+      [{ metricsToken: 'has a space in the middle' }, /\(--metrics-token\)/],
     ];
     for (const [flags, message] of cases) {
       assert.throws(() => loadConfig(flags, {}), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(flags));
