@@ -26,7 +26,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long a stop waits for requests and deliveries in flight before it closes what is left: under
+ * the 10 s that `docker stop` and systemd give before SIGKILL, so the checkpoint and close still
+ * happen. A delivery cut off here keeps its lease and is sent again after the next start.
+ */
+const SHUTDOWN_GRACE_MS = 8_000;
 
 export function firstRunHint(services: Services, config: Config): string | undefined {
   if (services.auth.store.hasAccounts()) return undefined;
@@ -85,7 +90,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
       // scheduler waits for its sends), all bounded; then checkpoint and close the database.
       await Promise.race([
         Promise.all([drain?.close(SHUTDOWN_GRACE_MS), ...workers.map((w) => w.stop())]),
-        new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS + 1_000).unref()),
+        new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS + 500).unref()),
       ]);
       const { db } = services.core;
       try {
