@@ -1,7 +1,9 @@
 # reclib: one Node process on one SQLite file.
-# Build stage: compile better-sqlite3 if no prebuilt binary fits, bundle dist/reclib.mjs, then
-# drop the development dependencies. Runtime stage: production node_modules, the bundle and
-# schema.sql only, as an unprivileged user.
+# Build stage: compile better-sqlite3 if no prebuilt binary fits, bundle dist/reclib.mjs (every
+# JavaScript dependency is inside it), and gather the one thing the bundle loads from node_modules:
+# better-sqlite3's JavaScript, its native addon and the two tiny packages that find the addon.
+# Runtime stage: that, the bundle and schema.sql (read at start), as an unprivileged user; no npm
+# install, no compiler, no tsx.
 
 FROM node:24-bookworm-slim AS build
 # Toolchain for better-sqlite3's native addon (used only when its prebuilt binary is unavailable).
@@ -18,18 +20,22 @@ COPY tsconfig.json build.mjs schema.sql ./
 COPY bin ./bin
 COPY src ./src
 RUN npm run build \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+ && mkdir -p /runtime/node_modules/better-sqlite3/build/Release \
+ && cp -a node_modules/better-sqlite3/package.json node_modules/better-sqlite3/lib /runtime/node_modules/better-sqlite3/ \
+ && cp node_modules/better-sqlite3/build/Release/better_sqlite3.node /runtime/node_modules/better-sqlite3/build/Release/ \
+ && cp -a node_modules/bindings node_modules/file-uri-to-path /runtime/node_modules/ \
+ && cp -a dist schema.sql /runtime/
 
 FROM node:24-bookworm-slim
 # The port stays at its default (8080), so a platform's PORT variable still applies.
+# RECLIB_CONTAINER tells the server it runs in a container: it warns at start when RECLIB_PUBLIC_URL
+# is not set (the address it listens on is not the one clients reach it at).
 ENV NODE_ENV=production \
     RECLIB_HOST=0.0.0.0 \
-    RECLIB_DB=/data/reclib.db
+    RECLIB_DB=/data/reclib.db \
+    RECLIB_CONTAINER=1
 WORKDIR /app
-COPY --from=build /app/package.json ./
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY --from=build /app/schema.sql ./
+COPY --from=build /runtime ./
 # The database and its master secret live in /data, owned by the unprivileged "node" user.
 RUN mkdir -p /data && chown node:node /data
 USER node
@@ -37,5 +43,7 @@ VOLUME /data
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.RECLIB_PORT || process.env.PORT || 8080) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# SIGTERM from `docker stop` reaches node directly (exec form): it finishes in-flight work and exits 0.
+# SIGTERM from `docker stop` reaches node directly (exec form): it answers the requests it received
+# (Connection: close), finishes or releases deliveries, checkpoints, and exits 0 within 10 s
+# (docker stop's default grace).
 CMD ["node", "dist/reclib.mjs", "serve"]

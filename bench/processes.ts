@@ -46,12 +46,12 @@ function startPinned(core: string, args: string[], ready: RegExp): Promise<Serve
   });
 }
 
-/** `node dist/reclib.mjs serve` on `db`, rate limit off, optionally writing a CPU profile on exit. */
-export function startServer(db: string, cpuProfDir?: string): Promise<Served> {
+/** `node dist/reclib.mjs serve` on `db`, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
+export function startServer(db: string, cpuProfDir?: string, extraArgs: string[] = []): Promise<Served> {
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   return startPinned(
     SERVER_CORE,
-    [...prof, 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0'],
+    [...prof, 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', ...extraArgs],
     /reclib listening on (http:\/\/\S+)/,
   );
 }

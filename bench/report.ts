@@ -1,6 +1,7 @@
 // Writes the figures: a table on stdout, bench/results.json and bench/results.md (quoted by the README).
 import fs from 'node:fs';
 import path from 'node:path';
+import type { DurabilityResults } from './durability';
 import type { LoadResult } from './load';
 import { TARGET_SIZE, type BaselineRatio, type ScenarioSummary, type TargetCheck } from './stats';
 
@@ -19,6 +20,8 @@ export interface Results {
   single: Record<string, LoadResult[]>;
   /** Open-loop runs at ratedShare of the saturated req/s (absent in runs before that phase). */
   rated?: Record<string, LoadResult[]>;
+  /** Creates with --durability full and normal side by side (absent in runs before that phase). */
+  durability?: DurabilityResults;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -69,6 +72,12 @@ function textTable(head: string[], rows: string[][]): string {
 const mdTable = (head: string[], rows: string[][]): string =>
   [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? ' --- ' : ' ---: ')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 
+const DURABILITY_HEAD = ['durability', 'creates/s', 'p50 ms', 'p99 ms', 'iowait'];
+const durabilityRows = (d: DurabilityResults): string[][] =>
+  d.modes.map((m) => [m.mode === 'full' ? 'full (default, synchronous=FULL)' : 'normal (synchronous=NORMAL)', fmt(m.rps), ms(m.p50), ms(m.p99), `${m.ioWait}%`]);
+const durabilityText = (d: DurabilityResults) =>
+  `Creates with --durability full run at ${Math.round(d.fullVsNormal * 100)}% of the rate with normal (medians of ${d.rounds} alternating rounds of ${d.durationSec} s, ${d.connections} connections, one server at a time).`;
+
 const targetRows = (r: Results) => r.targets.checks.map((c) => [c.target, c.required, c.measured, c.pass === null ? 'not judged (queueing)' : c.pass ? 'pass' : 'FAIL']);
 const targetNote = (r: Results) =>
   r.corpus.size === TARGET_SIZE ? `Targets (issue 3, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 3, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
@@ -86,6 +95,7 @@ export function printResults(r: Results): void {
   console.log(textTable(DIAG_HEAD, diagnosticRows(r)));
   console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB`);
   if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
+  if (r.durability) console.log(`\n${textTable(DURABILITY_HEAD, durabilityRows(r.durability))}\n${durabilityText(r.durability)}`);
   console.log(`\n${targetNote(r)}`);
   console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
   for (const n of r.notes) console.log(`note: ${n}`);
@@ -133,6 +143,7 @@ export function markdown(r: Results): string {
     `Server memory: peak RSS ${r.server.peakRssMb} MB.` +
       (r.getVsBaseline !== null ? ` Get-by-id = ${ratioText(r.getVsBaseline)}.` : ''),
     '',
+    ...(r.durability ? [mdTable(DURABILITY_HEAD, durabilityRows(r.durability)), '', durabilityText(r.durability), ''] : []),
     targetNote(r),
     '',
     mdTable(['target', 'required', 'measured', 'result'], targetRows(r)),

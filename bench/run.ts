@@ -1,13 +1,15 @@
-// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed]`
+// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed --no-durability]`
 // Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
 // drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds,
 // then the read scenarios open loop at half their measured capacity and each scenario with one
-// connection, and writes the medians to bench/results.{json,md}. Not a test: CI does not run it.
+// connection, then creates with --durability full and normal side by side (bench/durability.ts),
+// and writes the medians to bench/results.{json,md}. Not a test: CI does not run it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { CACHE_DIR, ensureCorpus, fsyncFile, runCopy } from './cache';
+import { measureDurability, type DurabilityResults } from './durability';
 import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
 import type { LoadResult } from './load';
 import { summariseProfile } from './profile';
@@ -27,6 +29,7 @@ const { values: opt } = parseArgs({
     reseed: { type: 'boolean', default: false },
     'seed-only': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
+    'no-durability': { type: 'boolean', default: false },
   },
 });
 
@@ -218,6 +221,12 @@ async function main() {
     await stop(baseline);
     await stop(server);
   }
+  // Creates/s with --durability full and normal side by side (the servers above ran the default, full).
+  let durability: DurabilityResults | undefined;
+  if (scenarios.some((s) => s.spec.mode === 'create') && !opt['no-durability']) {
+    log('creates with --durability full and normal…');
+    durability = await measureDurability({ db, token, bodiesFile, rounds, durationSec, connections, keyPrefix: `bench-${t0}`, log });
+  }
 
   const summaries = scenarios.map((s) => summarise(s.name, s.label, raw[s.name] ?? [], single[s.name] ?? [], rated[s.name] ?? []));
   const byName = new Map(summaries.map((s) => [s.name, s]));
@@ -259,6 +268,7 @@ async function main() {
     raw,
     single,
     rated,
+    durability,
   };
   printResults(results);
   if (!opt['no-write'] && !opt.only) writeResults(results, path.join(ROOT, 'bench'));

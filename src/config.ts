@@ -45,6 +45,15 @@ const ConfigSchema = v.object({
   requestTimeoutMs: intIn('request-timeout-ms', 1_000, 3_600_000),
   keepAliveTimeoutMs: intIn('keep-alive-timeout-ms', 100, 600_000),
   idleTimeoutMs: intIn('idle-timeout-ms', 1_000, 3_600_000),
+  metricsToken: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(16, 'metrics-token must be at least 16 characters (it guards /metrics)'),
+      v.regex(/^[\x21-\x7e]+$/, 'metrics-token must be printable ASCII without spaces (it is sent as a Bearer token)'),
+    ),
+  ),
+  logFormat: v.picklist(['text', 'json'], 'log-format must be text or json'),
+  durability: v.picklist(['full', 'normal'], 'durability must be full or normal'),
 });
 
 export type Config = {
@@ -69,6 +78,12 @@ export type Config = {
   keepAliveTimeoutMs: number;
   /** A connection on which nothing moves either way (e.g. a client that stopped reading an answer) is closed after this time. */
   idleTimeoutMs: number;
+  /** Bearer token that unlocks GET /metrics; without it /metrics is a 404. */
+  metricsToken: string | undefined;
+  /** Request and delivery log lines: readable text, or one JSON object a line for log shippers. */
+  logFormat: 'text' | 'json';
+  /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (CONTRACT §11). */
+  durability: 'full' | 'normal';
 };
 
 /** Setting name → [flag option key, env names...] with the contract's defaults. */
@@ -88,6 +103,9 @@ const settings = {
   requestTimeoutMs: { env: ['RECLIB_REQUEST_TIMEOUT_MS'], def: '30000' },
   keepAliveTimeoutMs: { env: ['RECLIB_KEEP_ALIVE_TIMEOUT_MS'], def: '5000' },
   idleTimeoutMs: { env: ['RECLIB_IDLE_TIMEOUT_MS'], def: '60000' },
+  metricsToken: { env: ['RECLIB_METRICS_TOKEN'], def: undefined },
+  logFormat: { env: ['RECLIB_LOG_FORMAT'], def: 'text' },
+  durability: { env: ['RECLIB_DURABILITY'], def: 'full' },
 } as const satisfies Record<keyof Config, { env: readonly string[]; def: string | undefined }>;
 
 export type ConfigFlags = Partial<Record<keyof Config, string | undefined>>;
@@ -112,7 +130,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   if (c.requestTimeoutMs < c.headersTimeoutMs) {
     throw new ConfigError('invalid configuration (--request-timeout-ms): must be at least --headers-timeout-ms (the headers are part of the request)');
   }
-  return { ...c, publicUrl: c.publicUrl?.replace(/\/+$/, ''), masterSecretFile: c.masterSecretFile ?? `${c.db}.secret` };
+  return {
+    ...c,
+    publicUrl: c.publicUrl?.replace(/\/+$/, ''),
+    masterSecretFile: c.masterSecretFile ?? `${c.db}.secret`,
+    metricsToken: c.metricsToken,
+  };
 }
 
 /** Config for tests and in-process use: an in-memory database unless told otherwise. */

@@ -3,11 +3,17 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { makePrivateDir, syncDirectory } from './files/private-files';
 
 export function loadMasterSecret(file: string): Buffer {
   if (file.startsWith(':memory:')) return randomBytes(32);
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  makePrivateDir(path.dirname(path.resolve(file)));
   createOnce(file, randomBytes(32).toString('base64') + '\n');
+  return readMasterSecret(file);
+}
+
+/** Reads an existing master secret file (restore checks a backup's with it too). */
+export function readMasterSecret(file: string): Buffer {
   const text = fs.readFileSync(file, 'utf8').trim();
   const secret = Buffer.from(text, 'base64');
   if (secret.length < 32) throw new Error(`master secret file ${file} does not hold a base64 secret of at least 32 bytes`);
@@ -31,6 +37,7 @@ function createOnce(file: string, text: string): void {
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = fs.openSync(temp, 'wx', 0o600);
   try {
+    fs.fchmodSync(fd, 0o600); // whatever the umask (src/files/private-files.ts)
     fs.writeSync(fd, text);
     fs.fsyncSync(fd);
   } finally {
@@ -73,18 +80,5 @@ function removeStaleTemps(file: string): void {
     } catch {
       // Gone already, or not ours to remove: leave it.
     }
-  }
-}
-
-/** Makes a new directory entry durable (Linux, macOS); a platform that cannot open directories skips it. */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // e.g. Windows: directories cannot be opened; the entry is flushed with the file system.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }

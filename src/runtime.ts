@@ -10,7 +10,7 @@ import { loadMasterSecret } from './master-secret';
 import { createServices, type Services } from './services';
 
 export function openRuntime(config: Config, clock: Clock = systemClock, masterSecret?: Buffer): Services {
-  const db = openDatabase(config.db);
+  const db = openDatabase(config.db, { durability: config.durability });
   const core: Core = {
     db,
     writer: new Writer(db),

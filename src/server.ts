@@ -1,9 +1,15 @@
 // `reclib serve`: the HTTP API and the background workers in one process, with a graceful stop.
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import path from 'node:path';
 import type { Config } from './config';
 import { createApp } from './http/app';
+import { gracefulClose } from './http/graceful-close';
 import { createNodeServer } from './http/node-server';
+import { observeRequests } from './http/request-observer';
+import { logDelivery } from './observe/delivery-log';
+import { createLogger, type Logger } from './observe/log';
 import { openRuntime } from './runtime';
 import type { Services } from './services';
 import type { Worker } from './worker';
@@ -11,10 +17,16 @@ import type { Worker } from './worker';
 export interface RunningServer {
   url: string;
   services: Services;
+  logger: Logger;
   close(): Promise<void>;
 }
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long a stop waits for requests and deliveries in flight before it closes what is left: under
+ * the 10 s that `docker stop` and systemd give before SIGKILL, so the checkpoint and close still
+ * happen. A delivery cut off here keeps its lease and is sent again after the next start.
+ */
+const SHUTDOWN_GRACE_MS = 8_000;
 
 export function firstRunHint(services: Services, config: Config): string | undefined {
   if (services.auth.store.hasAccounts()) return undefined;
@@ -28,32 +40,80 @@ export function firstRunHint(services: Services, config: Config): string | undef
   ].join('\n');
 }
 
-export async function startServer(config: Config, log: (line: string) => void = console.log): Promise<RunningServer> {
+/** A container (Docker, Podman, or the image's RECLIB_CONTAINER): the listen address is not what clients use. */
+export const inContainer = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  env.RECLIB_CONTAINER === '1' || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv');
+
+/**
+ * Starts the server. `log` receives the log's lines (several at once, joined by newlines): the
+ * start-up line, one per request and per delivery outcome, in config.logFormat.
+ */
+export async function startServer(config: Config, log: (lines: string) => void = console.log): Promise<RunningServer> {
+  const logger = createLogger(config.logFormat, (chunk) => log(chunk.replace(/\n$/, '')));
   const services = openRuntime(config);
-  const { app } = createApp(services);
+  const { app, metrics } = createApp(services);
   const workers: Worker[] = services.workers;
+  const onRequest = observeRequests(logger, metrics);
+  let drain: ReturnType<typeof gracefulClose> | undefined;
+  const observe = (req: IncomingMessage, res: ServerResponse) => {
+    drain?.observe(req, res);
+    onRequest(req, res);
+  };
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createNodeServer(app.fetch, config.host, config);
+    const s = createNodeServer(app.fetch, config.host, config, observe);
+    drain = gracefulClose(s);
     s.once('error', reject);
     s.listen(config.port, config.host, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${hostForUrl}:${port}`;
+  const publicUrlSet = config.publicUrl !== undefined;
   if (!config.publicUrl) config.publicUrl = url;
+  services.webhooks.scheduler.onReport((r) => {
+    metrics?.delivery(r.outcome);
+    logDelivery(logger, r);
+  });
   for (const w of workers) w.start();
-  const hint = firstRunHint(services, config);
-  log(hint ? `reclib listening on ${url}\n${hint}` : `reclib listening on ${url}`);
+  startupLines(logger, config, url, firstRunHint(services, config), publicUrlSet);
+  logger.flush();
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // Stop accepting, let in-flight requests finish (bounded), drain workers, close the db.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      if ('closeIdleConnections' in server) (server as { closeIdleConnections(): void }).closeIdleConnections();
-      const timer = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
-      await Promise.race([Promise.all([closed, ...workers.map((w) => w.stop())]), timer]);
-      services.core.db.close();
+      // Stop accepting, answer what was received (Connection: close), drain the workers (the
+      // scheduler waits for its sends), all bounded; then checkpoint and close the database.
+      await Promise.race([
+        Promise.all([drain?.close(SHUTDOWN_GRACE_MS), ...workers.map((w) => w.stop())]),
+        new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS + 500).unref()),
+      ]);
+      const { db } = services.core;
+      try {
+        // The WAL's content goes into the database file and the WAL starts over empty, so the file
+        // alone is the whole library (a copy taken now needs no -wal beside it).
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } catch {
+        // Busy (another process, e.g. the CLI, reads or writes): closing checkpoints what it can.
+      }
+      db.close();
+      logger.log('info', 'reclib stopped');
+      logger.flush();
     })());
-  return { url, services, close };
+  return { url, services, logger, close };
+}
+
+/** The start-up line (URL, database, public URL, allow-list), the first-run hint, and the container warning. */
+function startupLines(logger: Logger, config: Config, url: string, hint: string | undefined, publicUrlSet: boolean): void {
+  const db = config.db === ':memory:' ? ':memory:' : path.resolve(config.db);
+  const allow = config.webhookAllow.split(',').map((s) => s.trim()).filter(Boolean);
+  // The URL is followed by a space in both formats, so /reclib listening on (\S+)/ finds it.
+  const msg = `reclib listening on ${url} (database ${db}, public URL ${config.publicUrl}, webhook allow-list ${allow.join(',') || 'none'})`;
+  if (logger.format === 'json') logger.log('info', msg, { url, db, publicUrl: config.publicUrl, webhookAllow: allow, firstRunHint: hint });
+  else logger.log('info', hint ? `${msg}\n${hint}` : msg);
+  if (!publicUrlSet && inContainer()) {
+    logger.log(
+      'warn',
+      `RECLIB_PUBLIC_URL is not set, and this looks like a container: text webhooks' fetchUrl and the cookie Origin check use ${url}, which clients outside the container cannot reach; set RECLIB_PUBLIC_URL to the address clients use (https://reclib.example.org)`,
+    );
+  }
 }

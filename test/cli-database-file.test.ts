@@ -39,12 +39,15 @@ describe('a --db file that is not a SQLite database', () => {
   it('admin commands and serve exit 1 naming the file, and leave it as it was', async () => {
     const db = path.join(dir, 'notes.txt');
     fs.writeFileSync(db, 'shopping list\n'.repeat(100));
-    for (const args of [['accounts', 'list', '--db', db, '--json'], ['serve', '--db', db, '--port', '0']]) {
+    for (const args of [['accounts', 'list', '--db', db], ['serve', '--db', db, '--port', '0']]) {
       const r = await runCli(args);
       assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
       assert.equal(r.stdout, '');
       assert.equal(r.stderr, `reclib: database file ${db}: file is not a database\n`);
     }
+    const json = await runCli(['accounts', 'list', '--db', db, '--json']);
+    assert.equal(json.code, 1);
+    assert.deepEqual(JSON.parse(json.stderr), { error: { code: 'not_a_database', message: `database file ${db}: file is not a database` } });
     assert.equal(fs.readFileSync(db, 'utf8'), 'shopping list\n'.repeat(100));
   });
 });

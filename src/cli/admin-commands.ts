@@ -1,6 +1,4 @@
-// Admin commands: accounts, sessions, keys, devices, backup (CONTRACT §2).
-import fs from 'node:fs';
-import path from 'node:path';
+// Admin commands: accounts, sessions, keys, devices (CONTRACT §2, §12).
 import type { Command } from 'commander';
 import { keyMetadata } from '../services/auth';
 import { print, table, type CommonOpts } from './output';
@@ -24,6 +22,15 @@ export function registerAdminCommands(program: Command): void {
         const password = opts.passwordStdin ? await readStdin() : undefined;
         const a = s.auth.createAccount(opts.name, password);
         print(opts, { account: { id: a.id, name: a.name } }, `created account ${a.id} (${a.name})`);
+      }, { createDb: true }),
+    );
+  common(accounts.command('set-password').description('set the login password (for POST /api/session) of an account'))
+    .requiredOption('--account <id>', 'account id')
+    .requiredOption('--password-stdin', 'read the new password from standard input')
+    .action((opts: CommonOpts & { account: string }) =>
+      withServices(opts, async (s) => {
+        s.auth.setPassword(opts.account, await readStdin());
+        print(opts, { account: { id: opts.account, passwordSet: true } }, `password set for ${opts.account}`);
       }),
     );
   common(accounts.command('list').description('list accounts')).action((opts: CommonOpts) =>
@@ -41,6 +48,24 @@ export function registerAdminCommands(program: Command): void {
       withServices(opts, (s) => {
         const session = s.auth.createSession(opts.account, opts.ttlHours);
         print(opts, { session }, `session token (shown once): ${session.token}\nexpires at ${new Date(session.expiresAt).toISOString()}`);
+      }),
+    );
+
+  common(sessions.command('list').description("list an account's sessions (no tokens)"))
+    .requiredOption('--account <id>', 'account id')
+    .action((opts: CommonOpts & { account: string }) =>
+      withServices(opts, (s) => {
+        const rows = s.auth.listSessions(opts.account);
+        print(opts, { sessions: rows }, table(rows as unknown as Array<Record<string, unknown>>, ['id', 'createdAt', 'expiresAt', 'endedAt']));
+      }),
+    );
+  common(sessions.command('revoke').description('end a session at once; the next request with it gets 401'))
+    .requiredOption('--account <id>', 'account id')
+    .argument('<sessionId>', 'session id (ses_…)')
+    .action((sessionId: string, opts: CommonOpts & { account: string }) =>
+      withServices(opts, (s) => {
+        const session = s.auth.revokeSession(opts.account, sessionId);
+        print(opts, { session }, `revoked ${sessionId}`);
       }),
     );
 
@@ -96,21 +121,5 @@ export function registerAdminCommands(program: Command): void {
         const rows = s.devices.list(opts.account);
         print(opts, { devices: rows }, table(rows as unknown as Array<Record<string, unknown>>, ['id', 'name', 'model']));
       }),
-    );
-
-  common(program.command('backup').description('write a consistent copy of the database while the server runs'))
-    .requiredOption('--to <file>', 'destination file (must not exist)')
-    .action((opts: CommonOpts & { to: string }) =>
-      withServices(opts, async (s) => {
-        if (fs.existsSync(opts.to)) throw new Error(`${opts.to} already exists; choose a new file`);
-        fs.mkdirSync(path.dirname(path.resolve(opts.to)), { recursive: true });
-        // SQLite's online backup API. A write by another connection (the server) between two
-        // steps restarts the copy, so under steady writes small steps could restart forever:
-        // after the first step copy every remaining page in one step, inside one read snapshot.
-        // WAL readers do not block writers, so the server keeps writing meanwhile.
-        const result = await s.core.db.backup(opts.to, { progress: () => 0x7fffffff });
-        const bytes = fs.statSync(opts.to).size;
-        print(opts, { backup: { file: path.resolve(opts.to), pages: result.totalPages, bytes } }, `backup written to ${opts.to} (${bytes} bytes)`);
-      }, { existingDb: true }),
     );
 }

@@ -23,16 +23,21 @@ export function registerServe(program: Command): void {
     .option('--request-timeout-ms <n>', 'a whole request, body included, must arrive within this (RECLIB_REQUEST_TIMEOUT_MS; default 30000)')
     .option('--keep-alive-timeout-ms <n>', 'an idle kept-alive connection is closed after this (RECLIB_KEEP_ALIVE_TIMEOUT_MS; default 5000)')
     .option('--idle-timeout-ms <n>', 'a connection where nothing moves either way is closed after this (RECLIB_IDLE_TIMEOUT_MS; default 60000)')
+    .option('--durability <mode>', 'full: an acknowledged write survives power loss; normal: survives a crash of the process (RECLIB_DURABILITY; default full)')
+    .option('--metrics-token <token>', 'serve GET /metrics to Authorization: Bearer <token>; unset: /metrics is a 404 (RECLIB_METRICS_TOKEN)')
+    .option('--log-format <format>', 'text or json: one line per request and per delivery outcome (RECLIB_LOG_FORMAT; default text)')
     .option('--json', 'print one JSON object once listening: {"serve":{"url","firstRunHint"}}; other lines go to stderr')
     .action(async (opts: ConfigFlags & { json?: boolean }) => {
       try {
         const config = loadConfig(opts);
         // With --json, stdout carries exactly one JSON object (CONTRACT §2); the rest goes to stderr.
         const say = opts.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
-        const server = await startServer(config, opts.json ? () => undefined : say);
+        // With --json the log (start-up line included) goes to stderr with the other lines.
+        const server = await startServer(config, say);
         if (opts.json) print(opts, { serve: { url: server.url, firstRunHint: firstRunHint(server.services, config) ?? null } }, '');
         const stop = (signal: string) => {
-          say(`reclib: ${signal} received, finishing in-flight work`);
+          server.logger.log('info', `reclib: ${signal} received, finishing in-flight work`);
+          server.logger.flush();
           server.close().then(() => process.exit(0), () => process.exit(1));
         };
         process.once('SIGINT', () => stop('SIGINT'));

@@ -1,32 +1,39 @@
-// What every admin command is built from: the --db/--json options, a runtime opened for one
-// action and closed after it, and whole-number options. In a file of their own so that command
-// modules do not import program.ts, which imports them.
+// What every admin command is built from: the --db/--durability/--json options, a runtime opened
+// for one action and closed after it, and whole-number options. In a file of their own so that
+// command modules do not import program.ts, which imports them.
 import fs from 'node:fs';
+import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { loadConfig, type ConfigFlags } from '../config';
 import { openRuntime } from '../runtime';
 import type { Services } from '../services';
-import { fail, type CommonOpts } from './output';
+import { CliError, fail, type CommonOpts } from './output';
 
-/** Adds --db and --json to a leaf command. */
+/** Adds --db, --durability and --json to a leaf command. */
 export const common = (cmd: Command): Command =>
   cmd
     .option('--db <file>', 'SQLite database file (env RECLIB_DB, default ./data/reclib.db)')
-    .option('--json', 'print exactly one JSON object on stdout');
+    .option('--durability <mode>', 'full | normal, as for serve (RECLIB_DURABILITY; default full)')
+    .option('--json', 'print exactly one JSON object on stdout (errors as {"error":{"code","message"}} on stderr)');
 
 /**
- * Runs an admin action on a freshly opened runtime and closes it afterwards. With `existingDb`,
- * a database file that does not exist is an error instead of being created empty (backup: a copy
- * of a mistyped path must not succeed as an empty library).
+ * Opens the runtime an admin command works on. The database file must exist (CONTRACT §12: a
+ * mistyped --db is an error, and nothing is created, not even the master secret) unless
+ * `createDb` (accounts create, the first command of a new library).
  */
-export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>, options: { existingDb?: boolean } = {}): Promise<void> {
+export function openAdminRuntime(opts: CommonOpts, options: { createDb?: boolean } = {}): Services {
+  const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow, durability: opts.durability } satisfies ConfigFlags);
+  if (!options.createDb && config.db !== ':memory:' && !fs.existsSync(config.db)) {
+    throw new CliError('database_not_found', `database file ${path.resolve(config.db)} does not exist; check --db (or RECLIB_DB)`);
+  }
+  return openRuntime(config);
+}
+
+/** Runs an admin action on a freshly opened runtime (see openAdminRuntime) and closes it afterwards. */
+export async function withServices(opts: CommonOpts, action: (s: Services) => void | Promise<void>, options: { createDb?: boolean } = {}): Promise<void> {
   let services: Services | undefined;
   try {
-    const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow } satisfies ConfigFlags);
-    if (options.existingDb && config.db !== ':memory:' && !fs.existsSync(config.db)) {
-      throw new Error(`database file ${config.db} does not exist; check --db (or RECLIB_DB)`);
-    }
-    services = openRuntime(config);
+    services = openAdminRuntime(opts, options);
     await action(services);
   } catch (e) {
     fail(e);

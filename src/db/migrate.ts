@@ -10,6 +10,9 @@ import type Database from 'better-sqlite3';
 // would make the two modules import each other.
 type Db = Database.Database;
 
+/** PRAGMA application_id of a reclib database: 'rclb' as a 32-bit big-endian integer (see ownership.ts). */
+export const RECLIB_APPLICATION_ID = 0x72636c62;
+
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
 export const SCHEMA_VERSION = 3;
 
@@ -40,7 +43,8 @@ export function schemaText(): string {
 
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current === SCHEMA_VERSION) return;
+  const marked = db.pragma('application_id', { simple: true }) === RECLIB_APPLICATION_ID;
+  if (current === SCHEMA_VERSION && marked) return;
   if (current > SCHEMA_VERSION) {
     throw new Error(`database schema version ${current} is newer than this reclib (${SCHEMA_VERSION}); upgrade reclib`);
   }
@@ -48,6 +52,8 @@ export function migrate(db: Db): void {
     // Read again under the write lock: a server and a CLI opening a new file together must not
     // both run the steps.
     const locked = db.pragma('user_version', { simple: true }) as number;
+    // Marks the file as reclib's (src/db/ownership.ts); databases from before the marker get it here.
+    if (db.pragma('application_id', { simple: true }) !== RECLIB_APPLICATION_ID) db.pragma(`application_id = ${RECLIB_APPLICATION_ID}`);
     if (locked === SCHEMA_VERSION) return;
     if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
     db.exec(schemaText());

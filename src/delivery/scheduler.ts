@@ -42,6 +42,20 @@ export interface SchedulerOptions {
   log?: (line: string) => void;
 }
 
+/** How a delivery's attempt ended (or how a claim closed it), for the log and /metrics. */
+export interface DeliveryReport {
+  deliveryId: string;
+  webhookId: string;
+  /** The attempt's number (1 for the first). */
+  attempt: number;
+  /** delivered; retry: failed and tried again at nextAttemptAt; failed: no tries left; disabled: the subscription is off. */
+  outcome: 'delivered' | 'retry' | 'failed' | 'disabled';
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAt: number | null;
+  durationMs: number | null;
+}
+
 interface Claim {
   delivery: DeliveryRow & { body: string };
   url: string;
@@ -64,6 +78,7 @@ export class DeliveryScheduler implements Worker {
   private readonly lastClaim = new Map<string, number>();
   private claimCount = 0;
   private claimsPausedUntil = 0;
+  private readonly reportListeners: Array<(report: DeliveryReport) => void> = [];
 
   constructor(
     private readonly core: Core,
@@ -98,6 +113,23 @@ export class DeliveryScheduler implements Worker {
       if (this.running) this.tick();
     });
   };
+
+  /** Called after each recorded outcome has committed (the server logs and counts them). */
+  onReport(listener: (report: DeliveryReport) => void): void {
+    this.reportListeners.push(listener);
+  }
+
+  private report(reports: readonly DeliveryReport[]): void {
+    for (const r of reports) {
+      for (const listener of this.reportListeners) {
+        try {
+          listener(r);
+        } catch {
+          // A listener's failure (a full disk under the log) is not the delivery's.
+        }
+      }
+    }
+  }
 
   get inFlightCount(): number {
     return this.inFlight.size;
@@ -142,7 +174,8 @@ export class DeliveryScheduler implements Worker {
   private claim(): Claim[] {
     const free = this.core.config.deliveryConcurrency - this.inFlight.size;
     if (free <= 0 || !this.deliveries.anyDue(this.core.clock.now())) return [];
-    return this.core.writer.write(() => {
+    const closed: DeliveryReport[] = [];
+    const claimed = this.core.writer.write(() => {
       const now = this.core.clock.now();
       const room = Math.min(free, this.core.config.deliveryPerMinute - this.deliveries.claimsSince(now - WINDOW_MS));
       const claims: Claim[] = [];
@@ -153,25 +186,29 @@ export class DeliveryScheduler implements Worker {
         .sort((a, b) => (this.lastClaim.get(a.webhook_id) ?? 0) - (this.lastClaim.get(b.webhook_id) ?? 0) || a.due_at - b.due_at);
       for (const { webhook_id } of ready) {
         if (claims.length >= room) break;
-        const claim = this.claimHead(webhook_id, now);
+        const claim = this.claimHead(webhook_id, now, closed);
         if (claim) claims.push(claim);
       }
       return claims;
     });
+    this.report(closed);
+    return claimed;
   }
 
   /** Leases the oldest due delivery of one subscription, closing any that can no longer be sent. */
-  private claimHead(webhookId: string, now: number): Claim | undefined {
+  private claimHead(webhookId: string, now: number, closed: DeliveryReport[]): Claim | undefined {
     for (let row = this.deliveries.dueHead(webhookId, now); row; row = this.deliveries.dueHead(webhookId, now)) {
       // A lease still set on a due row ran out: its worker died or hung before reporting.
       if (row.lease_token !== null) this.deliveries.interruptAttempts(row.id, INTERRUPTED, now);
       if (row.attempts >= MAX_ATTEMPTS) {
         this.deliveries.close(row.id, 'failed', INTERRUPTED, now);
+        closed.push(closedReport(row, 'failed', INTERRUPTED));
         continue;
       }
       const webhook = this.webhooks.byId(row.webhook_id);
       if (!webhook || webhook.status !== 'active') {
         this.deliveries.close(row.id, 'disabled', null, now);
+        closed.push(closedReport(row, 'disabled', null));
         continue;
       }
       const token = randomBase62(22);
@@ -213,11 +250,11 @@ export class DeliveryScheduler implements Worker {
 
   private finish(claim: Claim, result: SendWebhookResult): void {
     const { id } = claim.delivery;
-    this.core.writer.write(() => {
+    const report = this.core.writer.write((): DeliveryReport | undefined => {
       const now = this.core.clock.now();
       const row = this.deliveries.get(id);
       // The lease was taken over (ours ran out and another claim followed): not ours to record.
-      if (!row || row.lease_token !== claim.token) return;
+      if (!row || row.lease_token !== claim.token) return undefined;
       this.deliveries.finishAttempt(id, claim.token, {
         finishedAt: now,
         durationMs: result.durationMs,
@@ -229,13 +266,35 @@ export class DeliveryScheduler implements Worker {
       // No answer at all: the receiver is down or stuck, so its other deliveries wait for this retry.
       if (result.statusCode === null && next.next_attempt_at !== null) this.pausedUntil.set(row.webhook_id, next.next_attempt_at);
       else this.pausedUntil.delete(row.webhook_id);
+      return {
+        deliveryId: id,
+        webhookId: row.webhook_id,
+        attempt: row.attempts,
+        outcome: next.status === 'queued' ? 'retry' : next.status,
+        statusCode: result.statusCode,
+        error: result.error,
+        nextAttemptAt: next.next_attempt_at,
+        durationMs: result.durationMs,
+      };
     });
+    if (report) this.report([report]);
   }
 
   private log(line: string): void {
     (this.options.log ?? console.error)(line);
   }
 }
+
+const closedReport = (row: DeliveryRow, outcome: 'failed' | 'disabled', error: string | null): DeliveryReport => ({
+  deliveryId: row.id,
+  webhookId: row.webhook_id,
+  attempt: row.attempts,
+  outcome,
+  statusCode: null,
+  error,
+  nextAttemptAt: null,
+  durationMs: null,
+});
 
 /** What an attempt's result makes of the delivery. */
 function outcome(row: DeliveryRow, result: SendWebhookResult, now: number, backoffMs: number): DeliveryOutcome {

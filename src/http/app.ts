@@ -4,8 +4,11 @@ import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, errorStatus, type ErrorCode } from '../errors';
 import type { Services } from '../services';
+import { Metrics } from '../observe/metrics';
+import { MetricsStore } from '../store/metrics-store';
 import { docsPage } from './docs-page';
 import type { AppEnv, HttpDeps } from './env';
+import { registerMetricsRoute } from './metrics-route';
 import { OpenApiDoc } from './openapi';
 import { RateLimiter } from './rate-limit';
 import { ApiRouter, plainRoute, setRequestId } from './router';
@@ -68,6 +71,11 @@ export function createApp(services: Services, options: AppOptions = {}) {
     }),
   );
 
+  // Prometheus metrics, only when a token is configured (CONTRACT §11); the server counts requests.
+  const metricsToken = core.config.metricsToken;
+  const metrics = metricsToken ? new Metrics(new MetricsStore(core.db), core.config.db) : undefined;
+  if (metrics && metricsToken) registerMetricsRoute(app, metrics, metricsToken, (c, message) => errorResponse(c, 'unauthenticated', message));
+
   const v2Doc = new OpenApiDoc(
     { title: 'reclib API', version: '2.0.0', description: 'Recording library: clips and memos, search, devices, keys, events and webhooks.' },
     '/api/v2',
@@ -94,5 +102,5 @@ export function createApp(services: Services, options: AppOptions = {}) {
   app.route('/api/v1', v1);
   app.route('/api', root);
 
-  return { app, deps, docs: { v1: v1Doc, v2: v2Doc } };
+  return { app, deps, docs: { v1: v1Doc, v2: v2Doc }, metrics };
 }

@@ -98,9 +98,16 @@ const TIMEOUT_CHECK_MS = 1_000;
  * request within requestTimeoutMs (both answered 400 with the envelope, see describe()), an idle
  * kept-alive connection closed after keepAliveTimeoutMs, and a connection on which nothing moves
  * either way for idleTimeoutMs closed: such as a client that stopped reading a large answer, which
- * would otherwise keep the answer's unsent bytes in memory for good.
+ * would otherwise keep the answer's unsent bytes in memory for good. `observe` sees every request
+ * that reaches a response before it is answered (the request log, metrics and graceful close hook
+ * in here, not as Hono middleware: see router.ts).
  */
-export function createNodeServer(fetch: Fetch, hostname: string, timeouts: ConnectionTimeouts): Server {
+export function createNodeServer(
+  fetch: Fetch,
+  hostname: string,
+  timeouts: ConnectionTimeouts,
+  observe?: (req: IncomingMessage, res: ServerResponse) => void,
+): Server {
   const listener = getRequestListener(fetch, {
     hostname,
     // Thrown before the app runs: an invalid Host header, a backslash in the path, a bad absolute URL.
@@ -108,6 +115,7 @@ export function createNodeServer(fetch: Fetch, hostname: string, timeouts: Conne
   });
   // Node would answer a Host-less HTTP/1.1 request itself (bare 400); this does it with the envelope.
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    observe?.(req, res);
     if (req.httpVersion === '1.1' && !req.headers.host) {
       const body = envelope('invalid_request', 'Host header is required (HTTP/1.1)');
       res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': newId('req'), connection: 'close' });
@@ -128,6 +136,10 @@ export function createNodeServer(fetch: Fetch, hostname: string, timeouts: Conne
   );
   // Inactivity in either direction; Node then destroys the socket (no 'timeout' listener here).
   server.timeout = timeouts.idleTimeoutMs;
+  // A client that half-closes after sending a complete request still gets its answer: by default
+  // Node aborts the request and ends the socket when the client's side ends.
+  // (httpAllowHalfOpen is a Server property Node reads in socketOnEnd, not in its typings.)
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', onClientError);
   server.on('checkExpectation', onRequest);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

@@ -113,7 +113,8 @@ export class OpenApiDoc {
 
   constructor(
     private readonly info: { title: string; version: string; description: string },
-    private readonly serverPath: string,
+    /** Where the document's paths live (`/api/v2`); route templates in logs and metrics start with it. */
+    readonly serverPath: string,
   ) {}
 
   add(op: OperationDoc): void {

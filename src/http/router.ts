@@ -11,6 +11,7 @@ import { can } from '../permissions';
 import { readJsonBody } from './body';
 import { requestHeader } from './node-request';
 import { arrayInPlaceOfObject } from './object-arrays';
+import { markRequestId, markRoute, matchedTemplate } from './request-observer';
 import type { AppEnv, HttpDeps } from './env';
 import type { OpenApiDoc, OperationDoc } from './openapi';
 
@@ -151,6 +152,7 @@ export function requestId(c: Context<AppEnv>): string {
     const incoming = requestHeader(c, 'x-request-id');
     id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : newId('req');
     c.set('requestId', id);
+    markRequestId(c, id);
   }
   return id;
 }
@@ -175,6 +177,7 @@ export const plainRoute =
   (handler: (c: Context<AppEnv>) => Response) =>
   (c: Context<AppEnv>): Response => {
     setRequestId(c);
+    markRoute(c, matchedTemplate(c));
     return handler(c);
   };
 
@@ -242,6 +245,8 @@ export class ApiRouter {
     };
     for (const doc of [this.doc, ...this.alsoDocumentedIn]) doc.add(op);
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    // The label of this route in the request log and metrics: the template, never the path.
+    const template = (this.serverUrl ?? this.doc.serverPath) + spec.path;
     const deps = this.deps;
     const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
       let principal: Principal | undefined;
@@ -271,12 +276,14 @@ export class ApiRouter {
     const assignId = spec.directAnswer ? requestId : setRequestId;
     const route: Handler<AppEnv> = spec.body
       ? (c) => {
+          markRoute(c, template);
           assignId(c);
           return Promise.resolve(c)
             .then(admitAndRun)
             .catch((e: unknown) => Promise.reject(asError(e)));
         }
       : (c) => {
+          markRoute(c, template);
           assignId(c);
           try {
             const result = admitAndRun(c);

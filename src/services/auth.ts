@@ -6,7 +6,7 @@ import { CommitWatch } from '../db/commit-watch';
 import { AppError, invalid, notFound } from '../errors';
 import { newId, newSecret, sha256Hex } from '../ids';
 import { isPermission, type Permission, type Principal } from '../permissions';
-import { AuthStore, type AccountRow, type KeyRow } from '../store/auth-store';
+import { AuthStore, type AccountRow, type KeyRow, type SessionRow } from '../store/auth-store';
 import { KeyUses } from './key-uses';
 import { PrincipalCache, type CachedCredential } from './principal-cache';
 
@@ -27,6 +27,15 @@ export interface KeyMetadata {
   lastUsedAt: number | null;
   revokedAt: number | null;
 }
+
+export interface SessionInfo {
+  id: string;
+  createdAt: number;
+  expiresAt: number;
+  endedAt: number | null;
+}
+
+const sessionInfo = (s: SessionRow): SessionInfo => ({ id: s.id, createdAt: s.created_at, expiresAt: s.expires_at, endedAt: s.ended_at });
 
 export const keyMetadata = (k: KeyRow): KeyMetadata => ({
   id: k.id,
@@ -199,7 +208,7 @@ export class AuthService {
 
   /** The signed-in account and its session's expiry (GET /api/session). */
   sessionInfo(principal: Principal): { account: { id: string; name: string }; session: { expiresAt: number } } {
-    const s = principal.kind === 'session' ? this.store.session(principal.credentialId) : undefined;
+    const s = principal.kind === 'session' ? this.store.sessionById(principal.credentialId) : undefined;
     if (!s) throw new AppError('session_required', 'this operation needs a signed-in session (rls_… token or cookie); API keys are refused');
     const a = this.account(s.account_id);
     return { account: { id: a.id, name: a.name }, session: { expiresAt: s.expires_at } };
@@ -211,6 +220,34 @@ export class AuthService {
     this.core.writer.write(() => {
       this.store.endSession(s.id, this.core.clock.now());
       this.core.writer.onCommit(() => this.principals.clear());
+    });
+  }
+
+  /** Sets (replaces) an account's login password (reclib accounts set-password). */
+  setPassword(accountId: string, password: string): void {
+    this.account(accountId);
+    if (password.length < 8) throw invalid('password must be at least 8 characters');
+    const hash = hashPassword(password);
+    this.core.writer.write(() => this.store.setPassword(accountId, hash));
+  }
+
+  /** An account's sessions, newest last, without tokens (only their hashes are stored). */
+  listSessions(accountId: string): SessionInfo[] {
+    this.account(accountId);
+    return this.store.sessions(accountId).map(sessionInfo);
+  }
+
+  /**
+   * Ends a session at once: the next request with its token is 401, in this process (the cache
+   * is cleared after the commit) and in a server running beside the CLI (its cache sees another
+   * connection's commit, principal-cache.ts).
+   */
+  revokeSession(accountId: string, sessionId: string): SessionInfo {
+    return this.core.writer.write(() => {
+      if (!this.store.session(accountId, sessionId)) throw notFound(`session ${sessionId}`);
+      this.store.endSession(sessionId, this.core.clock.now());
+      this.core.writer.onCommit(() => this.principals.clear());
+      return sessionInfo(this.store.session(accountId, sessionId)!);
     });
   }
 

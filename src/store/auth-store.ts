@@ -60,8 +60,11 @@ export class AuthStore {
         'INSERT INTO sessions (id, account_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
       ),
       sessionByHash: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE token_hash = ?'),
-      session: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
+      sessionById: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?'),
       endSession: db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL'),
+      session: db.prepare<[string, string], SessionRow>('SELECT * FROM sessions WHERE account_id = ? AND id = ?'),
+      sessions: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE account_id = ? ORDER BY created_at, id'),
+      setPassword: db.prepare<[string | null, string]>('UPDATE accounts SET password_hash = ? WHERE id = ?'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     };
   }
@@ -105,11 +108,20 @@ export class AuthStore {
   sessionByHash(hash: string): SessionRow | undefined {
     return this.s.sessionByHash.get(hash);
   }
-  session(id: string): SessionRow | undefined {
-    return this.s.session.get(id);
+  sessionById(id: string): SessionRow | undefined {
+    return this.s.sessionById.get(id);
   }
   endSession(id: string, now: number): void {
     this.s.endSession.run(now, id);
+  }
+  session(accountId: string, id: string): SessionRow | undefined {
+    return this.s.session.get(accountId, id);
+  }
+  sessions(accountId: string): SessionRow[] {
+    return this.s.sessions.all(accountId);
+  }
+  setPassword(accountId: string, hash: string | null): void {
+    this.s.setPassword.run(hash, accountId);
   }
   /** Changes whenever ANOTHER connection (e.g. the admin CLI) commits to the file; this one's own commits leave it. */
   dataVersion(): number {

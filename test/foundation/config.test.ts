@@ -27,6 +27,9 @@ describe('configuration: flags, environment, defaults', () => {
       requestTimeoutMs: 30000,
       keepAliveTimeoutMs: 5000,
       idleTimeoutMs: 60000,
+      durability: 'full',
+      metricsToken: undefined,
+      logFormat: 'text',
     });
   });
 
@@ -49,6 +52,9 @@ describe('configuration: flags, environment, defaults', () => {
         RECLIB_REQUEST_TIMEOUT_MS: '4000',
         RECLIB_KEEP_ALIVE_TIMEOUT_MS: '1000',
         RECLIB_IDLE_TIMEOUT_MS: '9000',
+        RECLIB_DURABILITY: 'normal',
+        RECLIB_METRICS_TOKEN: 'scrape-token-0123456789',
+        RECLIB_LOG_FORMAT: 'json',
       },
     );
     assert.deepEqual(c, {
@@ -67,6 +73,9 @@ describe('configuration: flags, environment, defaults', () => {
       requestTimeoutMs: 4000,
       keepAliveTimeoutMs: 1000,
       idleTimeoutMs: 9000,
+      durability: 'normal',
+      metricsToken: 'scrape-token-0123456789',
+      logFormat: 'json',
     });
   });
 
@@ -96,6 +105,10 @@ describe('configuration: flags, environment, defaults', () => {
       [{ publicUrl: 'ftp://files.example.org' }, /public-url must be an http:\/\/ or https:\/\/ URL/],
       [{ publicUrl: 'mailto:me@example.org' }, /public-url/],
       [{ db: '' }, /db/],
+      [{ durability: 'fast' }, /\(--durability\): durability must be full or normal/],
+      [{ logFormat: 'xml' }, /\(--log-format\): log-format must be text or json/],
+      [{ metricsToken: 'short' }, /\(--metrics-token\): metrics-token must be at least 16 characters/],
+      [{ metricsToken: 'has a space in the middle' }, /\(--metrics-token\)/],
     ];
     for (const [flags, message] of cases) {
       assert.throws(() => loadConfig(flags, {}), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(flags));

@@ -95,12 +95,15 @@ describe('schema and pragmas', () => {
     assert.throws(() => openDatabase(file), /newer than this reclib/);
   });
 
-  it('pragmas: busy_timeout, WAL, foreign_keys on, synchronous NORMAL, a 64 MB page cache', () => {
+  it('pragmas: busy_timeout, WAL, foreign_keys on, synchronous FULL (NORMAL with durability normal), a 64 MB page cache', () => {
     const db = openDatabase(tmpDb());
     assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
-    assert.equal(db.pragma('synchronous', { simple: true }), 1);
+    assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL by default');
+    const normal = openDatabase(tmpDb(), { durability: 'normal' });
+    assert.equal(normal.pragma('synchronous', { simple: true }), 1, 'NORMAL when asked');
+    normal.close();
     assert.equal(db.pragma('cache_size', { simple: true }), -65_536);
     db.close();
   });

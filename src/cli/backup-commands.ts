@@ -1,0 +1,47 @@
+// `reclib backup --to FILE` and `reclib restore --from FILE` (CONTRACT §11).
+import type { Command } from 'commander';
+import { loadConfig } from '../config';
+import { backupDatabase, BackupError } from '../db/backup';
+import { restoreDatabase, RestoreError } from '../db/restore';
+import { CliError, fail, print, type CommonOpts } from './output';
+import { common, withServices } from './shared';
+
+const asCliError = (e: unknown): unknown => (e instanceof BackupError || e instanceof RestoreError ? new CliError(e.code, e.message) : e);
+
+export function registerBackupCommands(program: Command): void {
+  common(program.command('backup').description('write a consistent copy of the database (FILE) and its master secret (FILE.secret) while the server runs'))
+    .requiredOption('--to <file>', 'destination file (neither it nor FILE.secret may exist)')
+    .option('--master-secret-file <file>', 'the master secret the server uses (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
+    .action((opts: CommonOpts & { to: string }) =>
+      withServices(opts, async (s) => {
+        try {
+          const b = await backupDatabase(s.core.db, opts.to, s.core.masterSecret);
+          print(
+            opts,
+            { backup: { file: b.file, secretFile: b.secretFile, pages: b.pages, bytes: b.bytes, integrity: 'ok' } },
+            `backup written to ${b.file} (${b.bytes} bytes, integrity ok)\nmaster secret written to ${b.secretFile}: keep the two files together`,
+          );
+        } catch (e) {
+          throw asCliError(e);
+        }
+      }),
+    );
+
+  program
+    .command('restore')
+    .description('replace the database and its master secret with a backup; the server must be stopped')
+    .requiredOption('--from <file>', 'a backup made by reclib backup (FILE.secret must be beside it)')
+    .option('--db <file>', 'SQLite database file to restore into (env RECLIB_DB, default ./data/reclib.db)')
+    .option('--master-secret-file <file>', 'where the master secret goes (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
+    .option('--json', 'print exactly one JSON object on stdout')
+    .action(async (opts: CommonOpts & { from: string }) => {
+      try {
+        const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile });
+        const r = await restoreDatabase({ from: opts.from, db: config.db, secretFile: config.masterSecretFile, now: Date.now() });
+        const kept = r.kept ? `\nthe previous database is kept as ${r.kept.database}${r.kept.secretFile ? ` (secret ${r.kept.secretFile})` : ''}` : '';
+        print(opts, { restore: r }, `restored ${opts.from} into ${r.database} (master secret ${r.secretFile})${kept}`);
+      } catch (e) {
+        fail(asCliError(e));
+      }
+    });
+}

@@ -1,0 +1,177 @@
+// `reclib restore --from FILE`: puts a backup (FILE and FILE.secret, from `reclib backup`) in the
+// place of the database and its master secret, keeping the old ones beside them.
+//
+// How it knows no server uses the database: SQLite's own file lock. Every connection to a WAL
+// database holds a shared lock on the database file for as long as it is open (SQLite's last
+// connection relies on that to know it may delete the WAL). Restore opens the file with
+// locking_mode=EXCLUSIVE and no busy timeout and asks for an exclusive lock: it is refused while
+// anything has the file open (a running `reclib serve`, its checkpointer, a CLI command, a
+// replicator such as Litestream, the sqlite3 shell). These are POSIX record locks, which the kernel
+// drops when their process ends however it ends, so after a `kill -9` of the server restore goes
+// ahead (and its first read recovers what the dead server left in the WAL). No pid file to go
+// stale, no port guessing: a server on another port or under another user is seen all the same.
+//
+// The lock is held until the restored content is in place: a server starting meanwhile waits for
+// it (busy_timeout) and then reads the restored database, never the old one. That is why the
+// content is written into the existing file rather than renamed over it: a waiting server has the
+// old file open, and would otherwise end up serving a file no longer at its path. Closing another
+// descriptor of the database file drops the process's locks on it (POSIX), so the file is written
+// through one descriptor, flushed, and closed only at the very end, and the kept copy of the old
+// database is made by SQLite's backup API from the locked connection itself.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { createPrivateFile, makePrivateDir, pathProblem, syncDirectory, writeFileAtomic } from '../files/private-files';
+import { readMasterSecret } from '../master-secret';
+import { BackupError, fsyncFile, integrityProblems } from './backup';
+import { SCHEMA_VERSION } from './migrate';
+import { ForeignDatabaseError, ownership } from './ownership';
+
+export class RestoreError extends Error {
+  constructor(
+    readonly code: 'database_in_use' | 'invalid_backup' | 'restore_failed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RestoreResult {
+  database: string;
+  secretFile: string;
+  /** Where the database and secret that were replaced now are (none when there was no database). */
+  kept: { database: string; secretFile: string | null } | null;
+}
+
+export async function restoreDatabase(input: { from: string; db: string; secretFile: string; now: number }): Promise<RestoreResult> {
+  const from = path.resolve(input.from);
+  const db = path.resolve(input.db);
+  const secretFile = path.resolve(input.secretFile);
+  const secretText = checkBackupFiles(from);
+  const problem = pathProblem(db);
+  if (problem) throw new RestoreError('restore_failed', `database file ${db}: ${problem}`);
+  makePrivateDir(path.dirname(db));
+  // The backup is copied beside the database and checked there: what is checked is exactly what goes in.
+  const staged = `${db}.restore-${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  fs.closeSync(createPrivateFile(staged));
+  try {
+    fs.copyFileSync(from, staged);
+    checkStagedCopy(staged, from);
+    if (!fs.existsSync(db)) {
+      writeFileAtomic(secretFile, secretText, { overwrite: true });
+      fs.linkSync(staged, db); // fails if a database appeared meanwhile: then nothing is replaced
+      syncDirectory(path.dirname(db));
+      return { database: db, secretFile, kept: null };
+    }
+    return await replaceInPlace(db, staged, secretFile, secretText, input.now);
+  } finally {
+    fs.rmSync(staged, { force: true });
+  }
+}
+
+/** The backup and its secret exist, and the secret is one; returns the secret file's text. */
+function checkBackupFiles(from: string): string {
+  if (!fs.existsSync(from)) throw new RestoreError('invalid_backup', `backup file ${from} does not exist`);
+  if (fs.existsSync(`${from}-wal`) && fs.statSync(`${from}-wal`).size > 0) {
+    throw new RestoreError('invalid_backup', `${from}-wal exists beside the backup: ${from} is a database in use (or a copy missing what its WAL holds); make a backup with reclib backup`);
+  }
+  const secret = `${from}.secret`;
+  if (!fs.existsSync(secret)) {
+    throw new RestoreError('invalid_backup', `${secret} is missing: without the backup's master secret every webhook consumer would reject the restored server's signatures (reclib backup writes it beside the backup)`);
+  }
+  try {
+    return readMasterSecret(secret).toString('base64') + '\n';
+  } catch (e) {
+    throw new RestoreError('invalid_backup', (e as Error).message);
+  }
+}
+
+/** Integrity, ownership and schema version of the staged copy; leaves it a standalone rollback-journal file. */
+function checkStagedCopy(staged: string, from: string): void {
+  let copy: Database.Database | undefined;
+  try {
+    copy = new Database(staged);
+    const owner = ownership(copy);
+    if (owner === 'empty') throw new RestoreError('invalid_backup', `backup file ${from} is an empty database, not a reclib backup`);
+    const version = copy.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new RestoreError('invalid_backup', `backup file ${from} has schema version ${version}, newer than this reclib (${SCHEMA_VERSION}); upgrade reclib first`);
+    const broken = integrityProblems(copy);
+    if (broken) throw new RestoreError('invalid_backup', `backup file ${from} failed its integrity check: ${broken}`);
+    copy.pragma('journal_mode = DELETE');
+  } catch (e) {
+    if (e instanceof RestoreError) throw e;
+    if (e instanceof ForeignDatabaseError) throw new RestoreError('invalid_backup', `backup file ${from}: ${e.message}`);
+    throw new RestoreError('invalid_backup', `backup file ${from} is not a usable database: ${(e as Error).message}`);
+  } finally {
+    copy?.close();
+  }
+  fsyncFile(staged);
+}
+
+async function replaceInPlace(db: string, staged: string, secretFile: string, secretText: string, now: number): Promise<RestoreResult> {
+  const lock = new Database(db);
+  let fd: number | undefined;
+  try {
+    lock.pragma('busy_timeout = 0');
+    lock.pragma('locking_mode = EXCLUSIVE');
+    try {
+      lock.exec('BEGIN EXCLUSIVE');
+    } catch (e) {
+      if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+        throw new RestoreError('database_in_use', `database file ${db} is in use (a running reclib serve, a CLI command, or a replicator such as Litestream has it open); stop it and run restore again`);
+      }
+      throw e;
+    }
+    try {
+      ownership(lock); // a file that is not reclib's is not ours to replace
+    } finally {
+      lock.exec('COMMIT');
+    }
+    // Everything the old database holds into the one file (a killed server's WAL included).
+    lock.pragma('journal_mode = DELETE');
+
+    const kept = `${db}.before-restore-${now}`;
+    fs.closeSync(createPrivateFile(kept));
+    await lock.backup(kept, { progress: () => 0x7fffffff });
+    fsyncFile(kept);
+    let keptSecret: string | null = null;
+    if (fs.existsSync(secretFile)) {
+      // Beside the kept database under the name serve would look for: `--db KEPT` finds it.
+      keptSecret = `${kept}.secret`;
+      writeFileAtomic(keptSecret, fs.readFileSync(secretFile), { overwrite: false });
+    }
+    writeFileAtomic(secretFile, secretText, { overwrite: true });
+
+    for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
+    fd = fs.openSync(db, 'r+');
+    fs.ftruncateSync(fd, 0);
+    copyInto(staged, fd);
+    fs.fsyncSync(fd);
+    syncDirectory(path.dirname(db));
+    return { database: db, secretFile, kept: { database: kept, secretFile: keptSecret } };
+  } catch (e) {
+    if (e instanceof RestoreError || e instanceof BackupError) throw e;
+    if (e instanceof ForeignDatabaseError) throw new RestoreError('restore_failed', `database file ${db}: ${e.message}; restore leaves it alone`);
+    throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}`);
+  } finally {
+    // Closing this descriptor releases the lock (POSIX): only now may a waiting server read.
+    if (fd !== undefined) fs.closeSync(fd);
+    lock.close();
+  }
+}
+
+function copyInto(source: string, fd: number): void {
+  const src = fs.openSync(source, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (let pos = 0; ; ) {
+      const n = fs.readSync(src, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      fs.writeSync(fd, buf, 0, n, pos);
+      pos += n;
+    }
+  } finally {
+    fs.closeSync(src);
+  }
+}

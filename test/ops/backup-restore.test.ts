@@ -1,0 +1,173 @@
+// CONTRACT §11: `reclib backup --to FILE` writes FILE and FILE.secret, checks the copy and never
+// overwrites; `reclib restore --from FILE` refuses while a server uses the database (also right
+// after the server was killed -9, when it must go ahead), checks the backup, keeps the old database
+// and secret, and restores both, so a restored server's webhooks still verify with the secret a
+// consumer was given before the disaster.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { Webhook } from 'standardwebhooks';
+import { cliJson, runCli, startServe } from '../helpers/bundle';
+import { startReceiver } from '../helpers/receiver';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-backup-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const freshDir = () => fs.mkdtempSync(path.join(root, `${++n}-`));
+const mode = (f: string) => fs.statSync(f).mode & 0o777;
+const accountIds = async (db: string) => ((await cliJson(['accounts', 'list', '--db', db])).accounts as Array<{ id: string }>).map((a) => a.id);
+
+async function library(dir: string): Promise<{ db: string; accountId: string }> {
+  const db = path.join(dir, 'lib', 'reclib.db');
+  const accountId = (await cliJson(['accounts', 'create', '--db', db, '--name', 'owner'])).account.id as string;
+  return { db, accountId };
+}
+
+describe('reclib backup', () => {
+  it('writes FILE and FILE.secret (0600, the master secret), reports the integrity check, and the copy is a working database', async () => {
+    const dir = freshDir();
+    const { db, accountId } = await library(dir);
+    const to = path.join(dir, 'backups', 'one.db');
+    const r = await cliJson(['backup', '--db', db, '--to', to]);
+    assert.deepEqual(r, { backup: { file: to, secretFile: `${to}.secret`, pages: r.backup.pages, bytes: fs.statSync(to).size, integrity: 'ok' } });
+    assert.equal(fs.readFileSync(`${to}.secret`, 'utf8'), fs.readFileSync(`${db}.secret`, 'utf8'));
+    assert.deepEqual([mode(to), mode(`${to}.secret`), mode(path.dirname(to))], [0o600, 0o600, 0o700]);
+    const copy = new Database(to, { readonly: true });
+    assert.equal(copy.pragma('journal_mode', { simple: true }), 'delete', 'a standalone file: nothing beside it is needed');
+    copy.close();
+    assert.deepEqual(await accountIds(to), [accountId]);
+  });
+
+  it('never overwrites FILE or FILE.secret: exit 1, both left as they were', async () => {
+    const dir = freshDir();
+    const { db } = await library(dir);
+    const to = path.join(dir, 'taken.db');
+    fs.writeFileSync(`${to}.secret`, 'mine\n');
+    const r = await runCli(['backup', '--db', db, '--to', to, '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stderr).error.code, 'file_exists');
+    assert.equal(fs.existsSync(to), false, 'no copy without its secret');
+    assert.equal(fs.readFileSync(`${to}.secret`, 'utf8'), 'mine\n');
+    fs.rmSync(`${to}.secret`);
+    fs.writeFileSync(to, 'mine');
+    assert.equal((await runCli(['backup', '--db', db, '--to', to])).code, 1);
+    assert.equal(fs.readFileSync(to, 'utf8'), 'mine');
+    assert.equal(fs.existsSync(`${to}.secret`), false);
+  });
+});
+
+describe('reclib restore', () => {
+  it('round trip after losing the database and its secret: a restored server signs webhooks that verify with the secret given out before', async () => {
+    const dir = freshDir();
+    const { db, accountId } = await library(dir);
+    const receiver = await startReceiver();
+    try {
+      const allow = ['--webhook-allow', '127.0.0.1'];
+      const hook = await cliJson(['webhooks', 'create', '--db', db, '--account', accountId, '--url', receiver.url, '--events', 'recording.created', ...allow]);
+      const key = (await cliJson(['keys', 'create', '--db', db, '--account', accountId, '--name', 'k', '--permissions', 'recordings:create'])).secret as string;
+      const backup = path.join(dir, 'backup.db');
+      await cliJson(['backup', '--db', db, '--to', backup]);
+      for (const f of [db, `${db}.secret`]) fs.rmSync(f); // the disk is gone
+
+      const restored = await cliJson(['restore', '--from', backup, '--db', db]);
+      assert.deepEqual(restored, { restore: { database: db, secretFile: `${db}.secret`, kept: null } });
+      assert.equal(mode(db), 0o600);
+      assert.equal(mode(`${db}.secret`), 0o600);
+
+      const server = await startServe(['--db', db, ...allow]);
+      try {
+        const res = await fetch(`${server.url}/api/v2/recordings`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'after-restore' },
+          body: JSON.stringify({ type: 'memo', title: 'after the restore' }),
+        });
+        assert.equal(res.status, 201, await res.text());
+        await receiver.waitForRequests(1, 10_000);
+      } finally {
+        await server.stop();
+      }
+      const [req] = receiver.requests;
+      const verified = new Webhook(hook.secret as string).verify(req!.body, {
+        'webhook-id': String(req!.headers['webhook-id']),
+        'webhook-timestamp': String(req!.headers['webhook-timestamp']),
+        'webhook-signature': String(req!.headers['webhook-signature']),
+      }) as { type: string };
+      assert.equal(verified.type, 'recording.created');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('is refused while a server uses the database (exit 1, nothing changed), and goes ahead after the server was killed -9, keeping what it had written', async () => {
+    const dir = freshDir();
+    const { db, accountId } = await library(dir);
+    const backup = path.join(dir, 'backup.db');
+    await cliJson(['backup', '--db', db, '--to', backup]);
+    const server = await startServe(['--db', db]);
+    let killed = false;
+    try {
+      // Written while the server runs: sits in the WAL the server will not get to checkpoint.
+      const later = (await cliJson(['accounts', 'create', '--db', db, '--name', 'later'])).account.id as string;
+      const secret = fs.readFileSync(`${db}.secret`, 'utf8');
+      const refused = await runCli(['restore', '--from', backup, '--db', db, '--json']);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.equal(refused.stdout, '');
+      const error = JSON.parse(refused.stderr).error as { code: string; message: string };
+      assert.equal(error.code, 'database_in_use');
+      assert.ok(error.message.includes(db), error.message);
+      assert.deepEqual(await accountIds(db), [accountId, later], 'the database is untouched');
+      assert.equal(fs.readFileSync(`${db}.secret`, 'utf8'), secret);
+      assert.deepEqual(fs.readdirSync(path.dirname(db)).filter((f) => f.includes('before-restore')), []);
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200, 'the server kept running');
+
+      assert.notEqual(await server.stop('SIGKILL'), 0);
+      killed = true;
+      const secretBefore = fs.readFileSync(`${db}.secret`, 'utf8');
+      const r = await cliJson(['restore', '--from', backup, '--db', db]);
+      const kept = r.restore.kept as { database: string; secretFile: string };
+      assert.match(path.basename(kept.database), /^reclib\.db\.before-restore-\d{13}$/);
+      assert.equal(kept.secretFile, `${kept.database}.secret`);
+      assert.deepEqual(await accountIds(db), [accountId], 'the backup is back');
+      assert.deepEqual(await accountIds(kept.database), [accountId, later], 'the kept database has what the killed server had in its WAL');
+      assert.equal(fs.readFileSync(kept.secretFile, 'utf8'), secretBefore);
+      assert.equal(fs.readFileSync(`${db}.secret`, 'utf8'), fs.readFileSync(`${backup}.secret`, 'utf8'));
+      assert.deepEqual([mode(kept.database), mode(kept.secretFile)], [0o600, 0o600]);
+    } finally {
+      if (!killed) await server.stop('SIGKILL');
+    }
+  });
+
+  it('checks the backup first: a missing secret, a damaged copy or another application\'s database is refused and the database stays as it was', async () => {
+    const dir = freshDir();
+    const { db, accountId } = await library(dir);
+    const good = path.join(dir, 'good.db');
+    await cliJson(['backup', '--db', db, '--to', good]);
+    const noSecret = path.join(dir, 'no-secret.db');
+    fs.copyFileSync(good, noSecret);
+    const damaged = path.join(dir, 'damaged.db');
+    const bytes = fs.readFileSync(good);
+    bytes.fill(0x55, 4096 * 3, 4096 * 6); // whole pages of the schema's tables overwritten
+    fs.writeFileSync(damaged, bytes);
+    fs.copyFileSync(`${good}.secret`, `${damaged}.secret`);
+    const foreign = path.join(dir, 'foreign.db');
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES (\'mine\')');
+    other.close();
+    fs.copyFileSync(`${good}.secret`, `${foreign}.secret`);
+
+    const before = fs.readFileSync(db);
+    for (const [file, message] of [[noSecret, /no-secret\.db\.secret is missing/], [damaged, /damaged\.db/], [foreign, /not a reclib database/]] as const) {
+      const r = await runCli(['restore', '--from', file, '--db', db, '--json']);
+      assert.equal(r.code, 1, `${file}: ${r.stderr}`);
+      const error = JSON.parse(r.stderr).error as { code: string; message: string };
+      assert.equal(error.code, 'invalid_backup', error.message);
+      assert.match(error.message, message);
+    }
+    assert.ok(fs.readFileSync(db).equals(before));
+    assert.deepEqual(fs.readdirSync(path.dirname(db)).sort(), ['reclib.db', 'reclib.db.secret']);
+    assert.deepEqual(await accountIds(db), [accountId]);
+  });
+});
