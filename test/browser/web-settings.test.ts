@@ -131,6 +131,7 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     const expected = await server.api('POST', '/api/v1/webhooks', { url: 'http://10.20.30.40/hook', events: ['recording.created'] });
     assert.equal(expected.status, 400);
     assert.equal(await refusal.innerText(), expected.json.error.message);
+    assert.match(expected.json.error.message, /--webhook-allow/, 'a private address: the message says how to allow it');
     await screens(page, 'webhooks-refused');
 
     await page.getByLabel('URL').fill(`${receiver.origin}/ok`);
