@@ -37,6 +37,8 @@ describe('web app: sign-in, library and recording pages', () => {
 
   it('GET / without a session shows the sign-in form; a wrong password is an alert and the form stays', async () => {
     await page.goto(`${server.url}/`);
+    await page.getByLabel('Account').waitFor();
+    await screens(page, 'sign-in');
     await page.getByLabel('Account').fill('owner');
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -29,6 +29,8 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await cliJson(['devices', 'add', '--db', server.db, '--account', server.accountId, '--id', 'ring-1', '--name', 'Everyday ring', '--model', 'ring']);
     await cliJson(['devices', 'add', '--db', server.db, '--account', server.accountId, '--id', 'pin-1', '--name', 'Lapel pin', '--model', 'pin']);
     await signIn(page, server);
+    await page.getByText('No recordings yet.').waitFor();
+    await screens(page, 'library-empty');
   });
   after(async () => {
     await browser?.close();
@@ -123,6 +125,7 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
   it('webhooks: a refused URL shows the server message; Create shows the secret once; Send test is delivered; Disable', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByText('No webhooks yet.').waitFor();
+    await screens(page, 'webhooks-empty');
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await page.getByLabel('URL').fill('http://10.20.30.40/hook');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
