@@ -5,7 +5,7 @@ import { PERMISSIONS } from './vocabulary';
 
 export function KeyForm({ onCreated, onCancel }: { onCreated: (secret: string) => void; onCancel: () => void }) {
   const [name, setName] = useState('');
-  const [permissions, setPermissions] = useState<string[]>(['recordings:read']);
+  const [permissions, setPermissions] = useState<string[]>([]);
   const [expiry, setExpiry] = useState('90');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

@@ -128,6 +128,7 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await screens(page, 'webhooks-empty');
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await page.getByLabel('URL').fill('http://10.20.30.40/hook');
+    await page.getByRole('checkbox', { name: 'recording.created' }).check();
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     const refusal = page.getByRole('alert');
     await refusal.waitFor();
