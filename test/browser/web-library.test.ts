@@ -190,6 +190,12 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   });
 
+  it('/docs, the API reference, runs under its CSP (its inline script and style allowed by hash)', async () => {
+    await page.goto(`${server.url}/docs`);
+    await page.getByText('reclib API 2.0.0').waitFor();
+    await page.getByText('Create a recording (idempotent').first().waitFor();
+  });
+
   it('no request left the server origin and the page logged no errors', () => {
     assert.deepEqual(foreign, []);
     // Expected network errors: the failed sign-in and the signed-out session check (401), the conflict (412).
