@@ -17,8 +17,8 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (secret: string) =
     setBusy(true);
     setError(null);
     try {
-      const days = Number(expiry);
-      const created = await api.createKey({ name: name.trim(), permissions: PERMISSIONS.filter((p) => permissions.includes(p)), expiry: Number.isInteger(days) ? days : (expiry as unknown as number) });
+      // Not a number: sent as null, so the server's message says what expiry must be.
+      const created = await api.createKey({ name: name.trim(), permissions: PERMISSIONS.filter((p) => permissions.includes(p)), expiry: Number(expiry) });
       onCreated(created.secret);
     } catch (err) {
       setError(describeError(err));
