@@ -16,6 +16,7 @@ describe('web app: sign-in, library and recording pages', () => {
   let foreign: string[];
   let consoleErrors: string[];
   const ids: Record<string, string> = {};
+  let groceriesAt = 0;
 
   before(async () => {
     [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
@@ -27,7 +28,9 @@ describe('web app: sign-in, library and recording pages', () => {
     }
     ids.yesterday = (await createRecording(server, { type: 'memo', title: 'Budget review', transcript: 'We went through the café budget line by line.', recordedAt: now - DAY })).id;
     ids.meeting = (await createRecording(server, { type: 'clip', title: 'Meeting notes', transcript: 'The weekly meeting moved to Thursday. Remember the quarterly report.', recordedAt: now - 60_000 })).id;
-    ids.pinned = (await createRecording(server, { type: 'clip', title: 'Groceries', transcript: 'Buy apples, oat milk and coffee beans.', recordedAt: now - 30_000 })).id;
+    const groceries = await createRecording(server, { type: 'clip', title: 'Groceries', transcript: 'Buy apples, oat milk and coffee beans.', recordedAt: now - 30_000 });
+    ids.pinned = groceries.id;
+    groceriesAt = groceries.recordedAt;
     await server.api('PATCH', `/api/v2/recordings/${ids.pinned}`, { pinned: true }, { 'if-match': '1' });
   });
   after(async () => {
@@ -127,6 +130,19 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(await page.getByRole('article').filter({ hasText: 'Groceries' }).count(), 0);
     await page.getByLabel('Type').selectOption({ label: 'All' });
     await page.getByRole('article').filter({ hasText: 'Groceries' }).waitFor();
+  });
+
+  it("times are shown in the browser's own time zone", async () => {
+    for (const timezoneId of ['Asia/Kathmandu', 'America/Los_Angeles']) {
+      const context = await browser.newContext({ timezoneId, locale: 'en-GB', storageState: await page.context().storageState() });
+      const other = await context.newPage();
+      await other.goto(`${server.url}/`);
+      const card = other.getByRole('article').filter({ hasText: 'Groceries' });
+      await card.waitFor();
+      const expected = new Date(groceriesAt).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: timezoneId });
+      assert.match(await card.innerText(), new RegExp(`\\b${expected}\\b`), timezoneId);
+      await context.close();
+    }
   });
 
   it('the recording page saves with If-Match: an edit made elsewhere in between gives the "changed" alert with Reload, nothing overwritten', async () => {
