@@ -167,14 +167,22 @@ function isLocalhostName(hostname: string): boolean {
   return name === 'localhost' || name.endsWith('.localhost');
 }
 
+/**
+ * What a refusal adds for a private or local host: the way to allow it (the web app and the CLI
+ * show the message as it is, so it must name the setting).
+ */
+const allowHint = (url: URL): string =>
+  `; ${url.hostname} is a private or local address: list it in the server's --webhook-allow setting (http and any port are then allowed too)`;
+
 /** The rules of a destination that --webhook-allow does not list: https on 443 to a public host. */
 function checkUnlisted(url: URL, ip: Ip | null): void {
+  const local = ip ? !isPublicIp(ip) : isLocalhostName(url.hostname);
   const problem = schemeOrPortProblem(url);
-  if (problem) throw invalid(problem);
+  if (problem) throw invalid(local ? problem + allowHint(url) : problem);
   if (ip) {
-    if (!isPublicIp(ip)) throw invalid('url: host must be a public address');
+    if (!isPublicIp(ip)) throw invalid(`url: host must be a public address${allowHint(url)}`);
   } else if (isLocalhostName(url.hostname)) {
-    throw invalid('url: host must not be localhost');
+    throw invalid(`url: host must not be localhost${allowHint(url)}`);
   }
 }
 
@@ -290,7 +298,7 @@ export async function checkWebhookDestination(
     return url;
   }
   if (addresses?.some((a) => !isAddressAllowed(a.address, allow, url.hostname))) {
-    throw invalid('url: host resolves to a non-public address');
+    throw invalid(`url: host resolves to a non-public address${allowHint(url)}`);
   }
   return url;
 }

@@ -36,6 +36,7 @@ interface Asset {
 
 interface Built {
   html: string;
+  icon: string | undefined;
   assets: Map<string, Asset>;
 }
 
@@ -88,7 +89,7 @@ ${manifest.icon ? `<link rel="icon" href="/app/${manifest.icon}" type="image/svg
 </body>
 </html>
 `;
-  return { html, assets };
+  return { html, icon: manifest.icon, assets };
 }
 
 /** Picks the smallest encoding the client accepts. */
@@ -117,6 +118,17 @@ export function registerWebApp(app: Hono<AppEnv>, notFound: (c: Context<AppEnv>)
         return c.body('<!doctype html><title>reclib</title><p>The web app is not built. Run <code>npm run build</code>.</p>', 503, htmlHeaders());
       }
       return c.body(b.html, 200, htmlHeaders());
+    }),
+  );
+
+  // Browsers ask for /favicon.ico on pages without an icon link (/docs): the app's icon.
+  app.get(
+    '/favicon.ico',
+    plainRoute((c) => {
+      const b = get();
+      const icon = b?.icon ? b.assets.get(b.icon) : undefined;
+      if (!icon) return notFound(c);
+      return c.body(new Uint8Array(icon.raw), 200, { 'content-type': icon.type, 'cache-control': 'public, max-age=86400' });
     }),
   );
 

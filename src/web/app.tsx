@@ -1,6 +1,6 @@
 // The app shell: asks the server whether a session exists, shows the sign-in form or the pages with
 // their navigation, and returns to sign-in whenever the API answers 401.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, setSignedOutHandler } from './api';
 import type { SessionInfo } from './api-types';
 import { DevicesPage } from './devices-page';
@@ -53,6 +53,19 @@ export function App() {
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
   }, []);
+
+  // A new page starts at the top; focus lost with the clicked link goes to the page, so the next
+  // Tab continues there and a screen reader announces the new content.
+  const routeKey = route.page === 'recording' ? `recording:${route.id}` : route.page;
+  const firstRoute = useRef(true);
+  useEffect(() => {
+    if (firstRoute.current) {
+      firstRoute.current = false;
+      return;
+    }
+    scrollTo(0, 0);
+    if (!document.activeElement || document.activeElement === document.body) document.getElementById('main')?.focus();
+  }, [routeKey]);
 
   useEffect(() => {
     document.title = state.kind === 'in' ? `${TITLES[route.page]} · reclib` : 'Sign in · reclib';

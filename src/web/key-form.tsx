@@ -5,7 +5,7 @@ import { PERMISSIONS } from './vocabulary';
 
 export function KeyForm({ onCreated, onCancel }: { onCreated: (secret: string) => void; onCancel: () => void }) {
   const [name, setName] = useState('');
-  const [permissions, setPermissions] = useState<string[]>(['recordings:read']);
+  const [permissions, setPermissions] = useState<string[]>([]);
   const [expiry, setExpiry] = useState('90');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -17,8 +17,8 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (secret: string) =
     setBusy(true);
     setError(null);
     try {
-      const days = Number(expiry);
-      const created = await api.createKey({ name: name.trim(), permissions: PERMISSIONS.filter((p) => permissions.includes(p)), expiry: Number.isInteger(days) ? days : (expiry as unknown as number) });
+      // Not a number: sent as null, so the server's message says what expiry must be.
+      const created = await api.createKey({ name: name.trim(), permissions: PERMISSIONS.filter((p) => permissions.includes(p)), expiry: Number(expiry) });
       onCreated(created.secret);
     } catch (err) {
       setError(describeError(err));

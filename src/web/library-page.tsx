@@ -51,6 +51,8 @@ export function LibraryPage() {
   const [error, setError] = useState<unknown>(undefined);
   const [moreError, setMoreError] = useState<string | null>(null);
   const [loadingMore, setLoadingMore] = useState(false);
+  /** A new search or filter is on its way: the results shown are the previous ones. */
+  const [busy, setBusy] = useState(false);
   const [devices, setDevices] = useState<Device[]>([]);
   const generation = useRef(0);
 
@@ -70,9 +72,17 @@ export function LibraryPage() {
   const load = () => {
     const mine = ++generation.current;
     setError(undefined);
+    setBusy(true);
+    const done = () => mine === generation.current && setBusy(false);
     api.recordings(toQuery(applied)).then(
-      (p) => mine === generation.current && setPage(p),
-      (e: unknown) => mine === generation.current && setError(e),
+      (p) => {
+        if (mine === generation.current) setPage(p);
+        done();
+      },
+      (e: unknown) => {
+        if (mine === generation.current) setError(e);
+        done();
+      },
     );
   };
   useEffect(load, [applied]);
@@ -133,7 +143,7 @@ export function LibraryPage() {
           </Empty>
         )
       ) : (
-        <>
+        <div class={`results${busy ? ' is-busy' : ''}`} aria-busy={busy ? 'true' : undefined}>
           {groups.map((g) => (
             <section key={g.key} class="day" aria-labelledby={`day-${g.key}`}>
               <h2 id={`day-${g.key}`} class="day-title">
@@ -158,7 +168,7 @@ export function LibraryPage() {
               </button>
             </div>
           )}
-        </>
+        </div>
       )}
     </section>
   );

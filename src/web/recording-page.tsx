@@ -1,5 +1,5 @@
 // One recording: its facts, the edit form, deletion behind a dialog, and its webhook deliveries.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from './api';
 import type { Recording } from './api-types';
 import { ConfirmDialog } from './confirm-dialog';
@@ -21,6 +21,10 @@ export function RecordingPage({ id }: { id: string }) {
   const [deleteError, setDeleteError] = useState<string | null>(null);
 
   const r = loaded.value;
+  const title = r ? displayTitle(r) : null;
+  useEffect(() => {
+    if (title !== null) document.title = `${title} · reclib`;
+  }, [title]);
   if (!r) {
     return (
       <section>

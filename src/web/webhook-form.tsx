@@ -7,7 +7,7 @@ import { EVENT_TYPES, inputLabel, INPUT_NAMES } from './vocabulary';
 
 export function WebhookForm({ onCreated, onCancel }: { onCreated: (secret: string) => void; onCancel: () => void }) {
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>(['recording.created']);
+  const [events, setEvents] = useState<string[]>([]);
   const [mode, setMode] = useState<'default' | 'text'>('default');
   const [rules, setRules] = useState<WebhookRules>({});
   const [error, setError] = useState<string | null>(null);

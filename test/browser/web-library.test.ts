@@ -16,6 +16,7 @@ describe('web app: sign-in, library and recording pages', () => {
   let foreign: string[];
   let consoleErrors: string[];
   const ids: Record<string, string> = {};
+  let groceriesAt = 0;
 
   before(async () => {
     [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
@@ -27,7 +28,9 @@ describe('web app: sign-in, library and recording pages', () => {
     }
     ids.yesterday = (await createRecording(server, { type: 'memo', title: 'Budget review', transcript: 'We went through the café budget line by line.', recordedAt: now - DAY })).id;
     ids.meeting = (await createRecording(server, { type: 'clip', title: 'Meeting notes', transcript: 'The weekly meeting moved to Thursday. Remember the quarterly report.', recordedAt: now - 60_000 })).id;
-    ids.pinned = (await createRecording(server, { type: 'clip', title: 'Groceries', transcript: 'Buy apples, oat milk and coffee beans.', recordedAt: now - 30_000 })).id;
+    const groceries = await createRecording(server, { type: 'clip', title: 'Groceries', transcript: 'Buy apples, oat milk and coffee beans.', recordedAt: now - 30_000 });
+    ids.pinned = groceries.id;
+    groceriesAt = groceries.recordedAt;
     await server.api('PATCH', `/api/v2/recordings/${ids.pinned}`, { pinned: true }, { 'if-match': '1' });
   });
   after(async () => {
@@ -37,6 +40,8 @@ describe('web app: sign-in, library and recording pages', () => {
 
   it('GET / without a session shows the sign-in form; a wrong password is an alert and the form stays', async () => {
     await page.goto(`${server.url}/`);
+    await page.getByLabel('Account').waitFor();
+    await screens(page, 'sign-in');
     await page.getByLabel('Account').fill('owner');
     await page.getByLabel('Password').fill('wrong password');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -127,6 +132,19 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.getByRole('article').filter({ hasText: 'Groceries' }).waitFor();
   });
 
+  it("times are shown in the browser's own time zone", async () => {
+    for (const timezoneId of ['Asia/Kathmandu', 'America/Los_Angeles']) {
+      const context = await browser.newContext({ timezoneId, locale: 'en-GB', storageState: await page.context().storageState() });
+      const other = await context.newPage();
+      await other.goto(`${server.url}/`);
+      const card = other.getByRole('article').filter({ hasText: 'Groceries' });
+      await card.waitFor();
+      const expected = new Date(groceriesAt).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: timezoneId });
+      assert.match(await card.innerText(), new RegExp(`\\b${expected}\\b`), timezoneId);
+      await context.close();
+    }
+  });
+
   it('the recording page saves with If-Match: an edit made elsewhere in between gives the "changed" alert with Reload, nothing overwritten', async () => {
     await page.getByRole('article').filter({ hasText: 'Meeting notes' }).getByRole('link').click();
     await page.getByLabel('Title').waitFor();
@@ -186,6 +204,12 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(afterwards.status, 401);
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('/docs, the API reference, runs under its CSP (its inline script and style allowed by hash)', async () => {
+    await page.goto(`${server.url}/docs`);
+    await page.getByText('reclib API 2.0.0').waitFor();
+    await page.getByText('Create a recording (idempotent').first().waitFor();
   });
 
   it('no request left the server origin and the page logged no errors', () => {

@@ -29,6 +29,8 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await cliJson(['devices', 'add', '--db', server.db, '--account', server.accountId, '--id', 'ring-1', '--name', 'Everyday ring', '--model', 'ring']);
     await cliJson(['devices', 'add', '--db', server.db, '--account', server.accountId, '--id', 'pin-1', '--name', 'Lapel pin', '--model', 'pin']);
     await signIn(page, server);
+    await page.getByText('No recordings yet.').waitFor();
+    await screens(page, 'library-empty');
   });
   after(async () => {
     await browser?.close();
@@ -123,14 +125,17 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
   it('webhooks: a refused URL shows the server message; Create shows the secret once; Send test is delivered; Disable', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByText('No webhooks yet.').waitFor();
+    await screens(page, 'webhooks-empty');
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await page.getByLabel('URL').fill('http://10.20.30.40/hook');
+    await page.getByRole('checkbox', { name: 'recording.created' }).check();
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     const refusal = page.getByRole('alert');
     await refusal.waitFor();
     const expected = await server.api('POST', '/api/v1/webhooks', { url: 'http://10.20.30.40/hook', events: ['recording.created'] });
     assert.equal(expected.status, 400);
     assert.equal(await refusal.innerText(), expected.json.error.message);
+    assert.match(expected.json.error.message, /--webhook-allow/, 'a private address: the message says how to allow it');
     await screens(page, 'webhooks-refused');
 
     await page.getByLabel('URL').fill(`${receiver.origin}/ok`);

@@ -67,6 +67,13 @@ describe('checkWebhookUrl refuses non-public or non-https destinations', () => {
     assertInvalid(() => checkWebhookUrl('https://localhost/', EMPTY_ALLOW_LIST), /localhost/);
     assertInvalid(() => checkWebhookUrl('https://10.0.0.1/', EMPTY_ALLOW_LIST), /public address/);
   });
+
+  test('a private or local host is refused with a message naming --webhook-allow (a public one is not)', () => {
+    for (const url of ['http://192.168.1.5:8123/hook', 'https://10.0.0.1/', 'https://localhost/', 'http://127.0.0.1/', 'https://[::1]:8443/']) {
+      assertInvalid(() => checkWebhookUrl(url, EMPTY_ALLOW_LIST), /is a private or local address: list it in the server's --webhook-allow setting/);
+    }
+    assert.throws(() => checkWebhookUrl('http://example.com/', EMPTY_ALLOW_LIST), (e: Error) => !e.message.includes('--webhook-allow'));
+  });
 });
 
 describe('checkWebhookUrl accepts public https on 443', () => {

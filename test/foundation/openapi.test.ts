@@ -8,7 +8,7 @@ import { harness } from '../helpers/harness';
 /** Every API operation Hono actually routes, as "METHOD /full/path/{param}". */
 function registeredOperations(h: ReturnType<typeof harness>): string[] {
   // The web app's page and assets (src/http/web-app.ts) are not API operations, like /docs.
-  const infra = new Set(['/healthz', '/docs', '/api/v2/openapi.json', '/api/v1/openapi.json', '/', '/app/:name']);
+  const infra = new Set(['/healthz', '/docs', '/api/v2/openapi.json', '/api/v1/openapi.json', '/', '/app/:name', '/favicon.ico']);
   return h.app.routes
     .filter((r) => r.method !== 'ALL' && !infra.has(r.path))
     .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)

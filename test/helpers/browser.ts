@@ -10,6 +10,9 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENS = path.join(ROOT, 'test/output/screens');
 
 export async function launchBrowser(): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`the browser tests need chromium at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH to another Chromium binary`);
+  }
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

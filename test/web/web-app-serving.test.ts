@@ -72,6 +72,14 @@ describe('web app serving', () => {
     assert.equal((await h.req('GET', '/healthz')).json.status, 'ok');
   });
 
+  it('/favicon.ico answers the app icon', async () => {
+    const h = harness();
+    const res = await h.app.request('/favicon.ico');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/svg+xml');
+    assert.match(await res.text(), /^<svg/);
+  });
+
   it('/docs is an HTML page with the same policy: its own inline blocks allowed by hash only', async () => {
     const h = harness();
     const res = await h.req('GET', '/docs');
