@@ -148,6 +148,13 @@ describe('reclib export from the CLI', () => {
     assert.equal(text.code, 0, text.stderr);
     assert.equal(text.stderr, '', 'not a terminal: nothing extra');
     assert.match(text.stdout, /^exported 3 recordings to /);
+    fs.writeFileSync(path.join(dir, 'a-file'), '');
+    const blocked = await runCli(['export', '--db', db, '--account', h.accountId, '--to', path.join(dir, 'a-file', 'notes'), '--json']);
+    assert.equal(blocked.code, 1);
+    assert.deepEqual(JSON.parse(blocked.stderr).error, {
+      code: 'export_failed',
+      message: `export folder ${path.join(dir, 'a-file', 'notes')}: parent ${path.join(dir, 'a-file')} is a file, not a folder`,
+    });
     const bad = await runCli(['export', '--db', db, '--account', h.accountId, '--to', dir, '--format', 'pdf', '--json']);
     assert.equal(bad.code, 2, 'an unknown format is a usage error');
     assert.equal(JSON.parse(bad.stderr).error.code, 'usage');
