@@ -89,7 +89,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
       // Stop accepting, answer what was received (Connection: close), drain the workers (the
       // scheduler waits for its sends), all bounded; then checkpoint and close the database.
       await Promise.race([
-        Promise.all([drain?.close(SHUTDOWN_GRACE_MS), ...workers.map((w) => w.stop())]),
+        Promise.all([drain?.close(SHUTDOWN_GRACE_MS), ...workers.map((w) => w.stop()), metrics?.stop()]),
         new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS + 500).unref()),
       ]);
       const { db } = services.core;
