@@ -84,7 +84,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
       // Stop accepting, answer what was received (Connection: close), drain the workers (the
       // scheduler waits for its sends), all bounded; then checkpoint and close the database.
       await Promise.race([
-        Promise.all([drain?.close(SHUTDOWN_GRACE_MS), ...workers.map((w) => w.stop())]),
+        Promise.all([drain?.close(SHUTDOWN_GRACE_MS), ...workers.map((w) => w.stop()), metrics?.stop()]),
         new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS + 500).unref()),
       ]);
       const { db } = services.core;
@@ -102,13 +102,25 @@ export async function startServer(config: Config, log: (lines: string) => void =
   return { url, services, logger, close };
 }
 
+/** The public URL as logged: without a user name, password, query or fragment (none of which it needs). */
+function loggableUrl(u: string | undefined): string | undefined {
+  if (u === undefined) return undefined;
+  const url = new URL(u);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.href.replace(/\/$/, '');
+}
+
 /** The start-up line (URL, database, public URL, allow-list), the first-run hint, and the container warning. */
 function startupLines(logger: Logger, config: Config, url: string, hint: string | undefined, publicUrlSet: boolean): void {
   const db = config.db === ':memory:' ? ':memory:' : path.resolve(config.db);
+  const publicUrl = loggableUrl(config.publicUrl);
   const allow = config.webhookAllow.split(',').map((s) => s.trim()).filter(Boolean);
   // The URL is followed by a space in both formats, so /reclib listening on (\S+)/ finds it.
-  const msg = `reclib listening on ${url} (database ${db}, public URL ${config.publicUrl}, webhook allow-list ${allow.join(',') || 'none'})`;
-  if (logger.format === 'json') logger.log('info', msg, { url, db, publicUrl: config.publicUrl, webhookAllow: allow, firstRunHint: hint });
+  const msg = `reclib listening on ${url} (database ${db}, public URL ${publicUrl}, webhook allow-list ${allow.join(',') || 'none'})`;
+  if (logger.format === 'json') logger.log('info', msg, { url, db, publicUrl, webhookAllow: allow, firstRunHint: hint });
   else logger.log('info', hint ? `${msg}\n${hint}` : msg);
   if (!publicUrlSet && inContainer()) {
     logger.log(

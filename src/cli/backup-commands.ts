@@ -38,7 +38,10 @@ export function registerBackupCommands(program: Command): void {
       try {
         const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile });
         const r = await restoreDatabase({ from: opts.from, db: config.db, secretFile: config.masterSecretFile, now: Date.now() });
-        const kept = r.kept ? `\nthe previous database is kept as ${r.kept.database}${r.kept.secretFile ? ` (secret ${r.kept.secretFile})` : ''}` : '';
+        const kept = [
+          r.kept?.database ? `\nthe previous database is kept as ${r.kept.database}` : '',
+          r.kept?.secretFile ? `\nthe previous master secret is kept as ${r.kept.secretFile}` : '',
+        ].join('');
         print(opts, { restore: r }, `restored ${opts.from} into ${r.database} (master secret ${r.secretFile})${kept}`);
       } catch (e) {
         fail(asCliError(e));

@@ -41,7 +41,7 @@ export interface RestoreResult {
   database: string;
   secretFile: string;
   /** Where the database and secret that were replaced now are (none when there was no database). */
-  kept: { database: string; secretFile: string | null } | null;
+  kept: { database: string | null; secretFile: string | null } | null;
 }
 
 export async function restoreDatabase(input: { from: string; db: string; secretFile: string; now: number }): Promise<RestoreResult> {
@@ -59,10 +59,12 @@ export async function restoreDatabase(input: { from: string; db: string; secretF
     fs.copyFileSync(from, staged);
     checkStagedCopy(staged, from);
     if (!fs.existsSync(db)) {
+      // A secret left without its database is kept too: it may be the one that matters.
+      const keptSecret = keepSecret(secretFile, `${db}.before-restore-${input.now}.secret`);
       writeFileAtomic(secretFile, secretText, { overwrite: true });
       fs.linkSync(staged, db); // fails if a database appeared meanwhile: then nothing is replaced
       syncDirectory(path.dirname(db));
-      return { database: db, secretFile, kept: null };
+      return { database: db, secretFile, kept: keptSecret ? { database: null, secretFile: keptSecret } : null };
     }
     return await replaceInPlace(db, staged, secretFile, secretText, input.now);
   } finally {
@@ -135,12 +137,8 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     fs.closeSync(createPrivateFile(kept));
     await lock.backup(kept, { progress: () => 0x7fffffff });
     fsyncFile(kept);
-    let keptSecret: string | null = null;
-    if (fs.existsSync(secretFile)) {
-      // Beside the kept database under the name serve would look for: `--db KEPT` finds it.
-      keptSecret = `${kept}.secret`;
-      writeFileAtomic(keptSecret, fs.readFileSync(secretFile), { overwrite: false });
-    }
+    // Beside the kept database under the name serve would look for: `--db KEPT` finds it.
+    const keptSecret = keepSecret(secretFile, `${kept}.secret`);
     writeFileAtomic(secretFile, secretText, { overwrite: true });
 
     for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
@@ -159,6 +157,13 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     if (fd !== undefined) fs.closeSync(fd);
     lock.close();
   }
+}
+
+/** Copies the current master secret to `to` (never over an existing file); null when there is none. */
+function keepSecret(secretFile: string, to: string): string | null {
+  if (!fs.existsSync(secretFile)) return null;
+  writeFileAtomic(to, fs.readFileSync(secretFile), { overwrite: false });
+  return to;
 }
 
 function copyInto(source: string, fd: number): void {

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { createPrivateFile, makePrivateDir, syncDirectory, writeFileAtomic } from '../files/private-files';
+import { createPrivateFile, makePrivateDir, pathProblem, syncDirectory, writeFileAtomic } from '../files/private-files';
 import { recordingJson } from '../services/recording-model';
 import type { RecordingExportStore } from '../store/recording-export-store';
 import { noteStart, notePath, recordingMarkdown } from './markdown';
@@ -34,7 +34,13 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 export function exportRecordings(store: RecordingExportStore, opts: ExportOptions): ExportResult {
   const dir = path.resolve(opts.dir);
-  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new ExportError(`export folder ${dir} is a file, not a folder`);
+  if (fs.existsSync(dir)) {
+    if (!fs.statSync(dir).isDirectory()) throw new ExportError(`export folder ${dir} is a file, not a folder`);
+  } else {
+    // Says what is wrong with the way there ("parent … is a file", "folder … is not writable").
+    const problem = pathProblem(dir);
+    if (problem) throw new ExportError(`export folder ${dir}: ${problem}`);
+  }
   makePrivateDir(dir);
   const total = store.count(opts.accountId);
   const progress = (done: number) => opts.onProgress?.(done, Math.max(total, done));

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MetricsStore } from '../store/metrics-store';
+import { LibraryCount } from './library-count';
 
 /** What a delivery attempt (or a claim that closed a delivery) came to. */
 export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'failed' | 'disabled';
@@ -22,9 +23,11 @@ export class Metrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly latency: Histogram<'method' | 'route'>;
   private readonly deliveries: Counter<'outcome'>;
+  private readonly library: LibraryCount;
 
   constructor(store: MetricsStore, dbFile: string) {
     const registers = [this.registry];
+    const library = (this.library = new LibraryCount(dbFile, store));
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'reclib_http_requests_total',
@@ -50,8 +53,8 @@ export class Metrics {
       name: 'reclib_recordings',
       help: 'Recordings in the library (all accounts; deleted ones not counted)',
       registers,
-      collect() {
-        this.set(store.liveRecordings());
+      async collect() {
+        this.set(await library.count());
       },
     });
     new Gauge({
@@ -87,6 +90,11 @@ export class Metrics {
 
   delivery(outcome: DeliveryOutcomeLabel): void {
     this.deliveries.inc({ outcome });
+  }
+
+  /** Ends the counting worker (server shutdown). */
+  stop(): Promise<void> {
+    return this.library.stop();
   }
 
   get contentType(): string {

@@ -1,7 +1,13 @@
 // CONTRACT §11: GET /metrics in Prometheus text format, only with --metrics-token and only to
 // `Authorization: Bearer <token>`; route templates as labels, never ids.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { LibraryCount } from '../../src/observe/library-count';
+import type { MetricsStore } from '../../src/store/metrics-store';
+import { cliJson, startServe } from '../helpers/bundle';
 import { harness } from '../helpers/harness';
 import { serveInProcess } from '../helpers/in-process-server';
 import { startReceiver } from '../helpers/receiver';
@@ -102,5 +108,41 @@ describe('GET /metrics', () => {
     assert.equal(sample(text, 'reclib_deliveries_total{outcome="retry"}'), 1);
     assert.equal(sample(text, 'reclib_deliveries_total{outcome="delivered"}'), 0);
     assert.equal(sample(text, 'reclib_outbox_queued'), 1);
+  });
+
+  it('counts the library in a worker thread with its own connection, not on the server\'s', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account();
+    for (const n of [1, 2]) {
+      await fetch(`${s.url}/api/v2/recordings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `w-${n}` },
+        body: JSON.stringify({ type: 'clip', transcript: `worker ${n}` }),
+      });
+    }
+    const mainConnection = { liveRecordings: () => assert.fail('counted on the server connection') } as unknown as MetricsStore;
+    const counter = new LibraryCount(s.server.services.core.config.db, mainConnection);
+    t.after(() => counter.stop());
+    assert.equal(await counter.count(), 2);
+  });
+
+  it('the built bundle serves /metrics with --metrics-token (the counting worker included) and still stops with exit 0', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-metrics-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const db = path.join(dir, 'reclib.db');
+    const server = await startServe(['--db', db, '--metrics-token', TOKEN]);
+    t.after(() => server.stop('SIGKILL'));
+    const { account } = await cliJson(['accounts', 'create', '--db', db, '--name', 'scraped']);
+    const { secret } = await cliJson(['keys', 'create', '--db', db, '--account', account.id, '--name', 'k', '--permissions', 'recordings:create']);
+    const rec = await fetch(`${server.url}/api/v2/recordings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'idempotency-key': 'b-1' },
+      body: JSON.stringify({ type: 'clip', transcript: 'bundled' }),
+    });
+    assert.equal(rec.status, 201);
+    const text = await (await scrape(server.url)).text();
+    assert.equal(sample(text, 'reclib_recordings'), 1);
+    assert.equal(sample(text, 'reclib_http_requests_total{method="POST",route="/api/v2/recordings",status="201"}'), 1);
+    assert.equal(await server.stop('SIGTERM'), 0, server.stderr());
   });
 });

@@ -48,6 +48,10 @@ describe('the request log', () => {
 
   it('the start-up line begins with the URL and names the database file, the public URL and the webhook allow-list', async (t) => {
     const s = await serveInProcess(t, { webhookAllow: '127.0.0.1,nas.local', publicUrl: 'https://rec.example.org' });
+    const odd = await serveInProcess(t, { publicUrl: 'https://admin:hunter2-password@rec.example.org/base?key=url-secret' });
+    const oddLine = odd.lines()[0] ?? '';
+    assert.match(oddLine, /public URL https:\/\/rec\.example\.org\/base,/);
+    assert.ok(!/hunter2|url-secret|admin/.test(oddLine), oddLine);
     const first = s.lines()[0] ?? '';
     assert.match(first, new RegExp(`^reclib listening on ${s.url} `));
     assert.match(first, /database \/\S+reclib\.db/);

@@ -101,6 +101,22 @@ describe('reclib restore', () => {
     }
   });
 
+  it('into a path without a database keeps a master secret found there, as DB.before-restore-<ms>.secret', async () => {
+    const dir = freshDir();
+    const { db } = await library(dir);
+    const backup = path.join(dir, 'backup.db');
+    await cliJson(['backup', '--db', db, '--to', backup]);
+    const target = path.join(dir, 'elsewhere', 'reclib.db');
+    fs.mkdirSync(path.dirname(target));
+    fs.writeFileSync(`${target}.secret`, fs.readFileSync(`${backup}.secret`, 'utf8').replace(/^./, (c) => (c === 'A' ? 'B' : 'A')));
+    const orphan = fs.readFileSync(`${target}.secret`, 'utf8');
+    const r = await cliJson(['restore', '--from', backup, '--db', target]);
+    assert.match(r.restore.kept.secretFile, /elsewhere\/reclib\.db\.before-restore-\d{13}\.secret$/);
+    assert.equal(r.restore.kept.database, null);
+    assert.equal(fs.readFileSync(r.restore.kept.secretFile, 'utf8'), orphan);
+    assert.equal(fs.readFileSync(`${target}.secret`, 'utf8'), fs.readFileSync(`${backup}.secret`, 'utf8'));
+  });
+
   it('is refused while a server uses the database (exit 1, nothing changed), and goes ahead after the server was killed -9, keeping what it had written', async () => {
     const dir = freshDir();
     const { db, accountId } = await library(dir);

@@ -3,6 +3,7 @@
 // DIR/recordings.jsonl, a v2 recording a line. A rerun updates changed notes and removes those of
 // deleted recordings, and never touches a file it did not write. Files 0600, folders 0700.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import { exportRecordings } from '../../src/export/exporter';
 import { yamlString } from '../../src/export/markdown';
 import { RecordingExportStore } from '../../src/store/recording-export-store';
-import { runCli } from '../helpers/bundle';
+import { BUNDLE, cleanEnv, ensureBundle, ROOT, runCli } from '../helpers/bundle';
 import { harness, type Harness } from '../helpers/harness';
 import { created, get, patch, remove } from '../helpers/recording-client';
 
@@ -148,9 +149,35 @@ describe('reclib export from the CLI', () => {
     assert.equal(text.code, 0, text.stderr);
     assert.equal(text.stderr, '', 'not a terminal: nothing extra');
     assert.match(text.stdout, /^exported 3 recordings to /);
+    fs.writeFileSync(path.join(dir, 'a-file'), '');
+    const blocked = await runCli(['export', '--db', db, '--account', h.accountId, '--to', path.join(dir, 'a-file', 'notes'), '--json']);
+    assert.equal(blocked.code, 1);
+    assert.deepEqual(JSON.parse(blocked.stderr).error, {
+      code: 'export_failed',
+      message: `export folder ${path.join(dir, 'a-file', 'notes')}: parent ${path.join(dir, 'a-file')} is a file, not a folder`,
+    });
     const bad = await runCli(['export', '--db', db, '--account', h.accountId, '--to', dir, '--format', 'pdf', '--json']);
     assert.equal(bad.code, 2, 'an unknown format is a usage error');
     assert.equal(JSON.parse(bad.stderr).error.code, 'usage');
+  });
+});
+
+describe('the progress bar', () => {
+  // `script` runs the command on a pseudo-terminal, as a person at a terminal would.
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it('is drawn on stderr when it is a terminal, and not with --json', { skip: !hasScript && 'script(1) not installed' }, async () => {
+    const { h, db } = await library();
+    ensureBundle();
+    const onTerminal = (extra: string) => {
+      const command = [process.execPath, BUNDLE, 'export', '--db', db, '--account', h.accountId, '--to', fresh(), extra].filter(Boolean).join(' ');
+      const r = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: cleanEnv(), encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      return r.stdout;
+    };
+    assert.match(onTerminal(''), /\rexporting \[#{30}\] 3\/3/);
+    const json = onTerminal('--json');
+    assert.doesNotMatch(json, /exporting/);
+    assert.deepEqual(JSON.parse(json.trim()), { exported: 3, removed: 0 });
   });
 });
 

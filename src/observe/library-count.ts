@@ -1,0 +1,95 @@
+// reclib_recordings off the event loop. Counting the live recordings walks an index entry per
+// recording: about 200 ms at 1M recordings on this machine, which on the server's connection would
+// stall every request for that long at each scrape. A worker thread with a read-only connection of
+// its own counts instead (WAL readers do not block the writer), the way src/db/checkpointer.ts
+// checkpoints. In-memory databases (tests) and a worker that cannot start count on the caller's
+// connection.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { LIVE_RECORDINGS_SQL, type MetricsStore } from '../store/metrics-store';
+
+// CommonJS source for an eval worker: the bundle has no file for a worker of its own.
+const SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.sqlite);
+const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const count = db.prepare(workerData.sql).pluck();
+parentPort.on('message', (m) => {
+  if (m === 'stop') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    parentPort.postMessage({ n: count.get() });
+  } catch (e) {
+    parentPort.postMessage({ error: String((e && e.message) || e) });
+  }
+});
+`;
+
+export class LibraryCount {
+  private worker: Worker | undefined;
+  private failed = false;
+  private pending: Promise<number> | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly store: MetricsStore,
+  ) {}
+
+  /** Live recordings; concurrent scrapes share one count. */
+  count(): Promise<number> {
+    return (this.pending ??= this.countOnce().finally(() => (this.pending = undefined)));
+  }
+
+  private countOnce(): Promise<number> {
+    const worker = this.start();
+    if (!worker) return Promise.resolve(this.store.liveRecordings());
+    return new Promise<number>((resolve) => {
+      // A count that failed in the worker (busy, I/O) is taken on the server's connection instead.
+      const onMessage = (m: { n?: number }) => {
+        worker.off('error', onError);
+        resolve(typeof m.n === 'number' ? m.n : this.store.liveRecordings());
+      };
+      const onError = () => {
+        worker.off('message', onMessage);
+        this.failed = true; // the worker is gone: from now on counted on the server's connection
+        this.worker = undefined;
+        resolve(this.store.liveRecordings());
+      };
+      worker.once('message', onMessage);
+      worker.once('error', onError);
+      worker.postMessage('count');
+    });
+  }
+
+  private start(): Worker | undefined {
+    if (this.worker || this.failed || this.file === ':memory:') return this.worker;
+    try {
+      const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+      const worker = new Worker(SOURCE, { eval: true, execArgv: [], workerData: { sqlite, file: this.file, sql: LIVE_RECORDINGS_SQL } });
+      worker.unref();
+      worker.once('exit', () => {
+        if (this.worker === worker) this.worker = undefined;
+      });
+      this.worker = worker;
+    } catch {
+      this.failed = true;
+    }
+    return this.worker;
+  }
+
+  /** Ends the worker (its connection closes with it). */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.failed = true;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref(); // keep the process alive until the worker has closed its connection
+    worker.postMessage('stop');
+    await exited;
+  }
+}
