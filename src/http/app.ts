@@ -6,6 +6,7 @@ import { AppError, errorStatus, type ErrorCode } from '../errors';
 import type { Services } from '../services';
 import { docsPage } from './docs-page';
 import type { AppEnv, HttpDeps } from './env';
+import { registerMcp } from './mcp-route';
 import { OpenApiDoc } from './openapi';
 import { RateLimiter } from './rate-limit';
 import { ApiRouter, plainRoute, setRequestId } from './router';
@@ -69,6 +70,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   registerV2(new ApiRouter(v2, v2Doc, deps), deps);
   registerV1(new ApiRouter(v1, v1Doc, deps), deps);
   registerSessionRoutes(new ApiRouter(root, v2Doc, deps, '/api'), deps);
+  registerMcp(new ApiRouter(app, v2Doc, deps, '/'), deps, logError);
 
   let v2Json: string | undefined;
   let v1Json: string | undefined;
