@@ -6,6 +6,7 @@ import { loadConfig, type ConfigFlags } from '../config';
 import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { registerAdminCommands } from './admin-commands';
+import { registerMcpCommand } from './mcp-command';
 import { fail, type CommonOpts } from './output';
 import { registerServe } from './serve-command';
 import { registerWebhookCommands } from './webhook-commands';
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerAdminCommands(program);
   registerWebhookCommands(program);
+  registerMcpCommand(program);
   return program;
 }
 
