@@ -6,6 +6,7 @@ import { AuthService } from './auth';
 import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';
 import { EventService } from './events';
+import { EventHub } from './event-stream';
 import { RecordingService } from './recordings';
 import { createTextDelivery } from './text-delivery';
 import { createWebhookService } from './webhooks';
@@ -20,7 +21,10 @@ export function createServices(core: Core) {
   const workers: Worker[] = [recordings.merger];
   const webhooks = createWebhookService(core, events, workers);
   const textDelivery = createTextDelivery(core, recordings, webhooks);
-  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, textDelivery };
+  /** Live event streams; a worker so that shutdown ends them. */
+  const eventHub = new EventHub(core, events);
+  workers.push(eventHub);
+  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, textDelivery, eventHub };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,79 @@
+// v2 GET /events/stream: the account's feed live, as Server-Sent Events (CONTRACT §10). The
+// streaming itself (fan-out, backpressure, pings, limits) is services/event-stream.ts.
+import type { ServerResponse } from 'node:http';
+import * as v from 'valibot';
+import { invalid } from '../../errors';
+import { MAX_STREAMS_PER_CREDENTIAL, PING_MS } from '../../services/event-stream';
+import type { HttpDeps } from '../env';
+import { requestHeader } from '../node-request';
+import { authenticate, type ApiRouter } from '../router';
+
+const EVENT_ID = /^\d{1,16}$/;
+
+const Query = v.strictObject({
+  after: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(EVENT_ID, 'must be an event id (the decimal id of a feed event, e.g. "1042")'),
+      v.description('Start after this event id (0: from the first event). Last-Event-ID wins when both are sent. Without either: only new events'),
+    ),
+  ),
+});
+
+const StreamSchema = v.pipe(
+  v.string(),
+  v.description(
+    'One message per feed event: "id: <event id>", "event: <type>", "data: <the feed item JSON as GET /events returns it>", then a blank line; ' +
+      `a ": ping" comment every ${PING_MS / 1000} s`,
+  ),
+);
+
+/** Where the stream starts: Last-Event-ID (what EventSource sends on reconnect) over ?after=. */
+function startAfter(header: string | undefined, after: string | undefined): number | undefined {
+  if (header !== undefined) {
+    if (!EVENT_ID.test(header.trim())) throw invalid('Last-Event-ID header must be an event id (the decimal id of a feed event, e.g. "1042")');
+    return Number(header.trim());
+  }
+  return after === undefined ? undefined : Number(after);
+}
+
+export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
+  const { eventHub } = deps.services;
+  r.add(
+    {
+      method: 'get', path: '/events/stream', operationId: 'streamEvents', tag: 'events', access: { permission: 'events:read' },
+      summary:
+        'The event feed live, as Server-Sent Events (text/event-stream), in feed order. Resume after a dropped connection by sending the last id ' +
+        'seen as Last-Event-ID (or ?after=): nothing is missed or repeated. New events arrive within 100 ms of their commit. ' +
+        `At most ${MAX_STREAMS_PER_CREDENTIAL} open streams per key or session (429 beyond); a reader that stops reading while events wait is disconnected and should resume`,
+      query: Query,
+      headers: [{ name: 'Last-Event-ID', required: false, description: 'The id of the last event received; the stream starts after it (sent by EventSource on reconnect)' }],
+      responses: {
+        200: { description: 'The stream (kept open)', schema: StreamSchema, contentType: 'text/event-stream' },
+        429: { description: `Already ${MAX_STREAMS_PER_CREDENTIAL} open streams for this credential (Retry-After)` },
+      },
+    },
+    (c, { query, principal }) => {
+      const after = startAfter(requestHeader(c, 'last-event-id'), query.after);
+      // Asked at every ping: a key revoked or a session ended while streaming ends the stream.
+      const stillValid = () => {
+        try {
+          return authenticate(c, deps).credentialId === principal.credentialId;
+        } catch {
+          return false;
+        }
+      };
+      // On the node server: a stalled reader is cut by destroying its socket.
+      const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+      const body = eventHub.open(principal, after, { stillValid, ...(outgoing ? { disconnect: () => outgoing.destroy() } : {}) });
+      // Connection: close, so that a stream ended on shutdown also ends its connection (an idle
+      // keep-alive connection would hold the server's close for its timeout).
+      return c.body(body, 200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+        connection: 'close',
+      });
+    },
+  );
+}
