@@ -6,11 +6,16 @@
 // which is how the MCP specification says to decline them (the SDK client then carries on).
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AppError } from '../errors';
-import { toolServer } from '../mcp/tool-server';
 import type { AppEnv, HttpDeps } from './env';
 import { requestId, type ApiRouter } from './router';
+
+/**
+ * The SDK, loaded on the first MCP request: building its zod schemas at import took 350-500 ms
+ * here (measured on the bundle), which every CLI command and every server start would pay.
+ */
+let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('../mcp/tool-server')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../mcp/tool-server')]));
 
 const Message = v.looseObject({
   jsonrpc: v.pipe(v.literal('2.0', 'must be "2.0"'), v.description('JSON-RPC version')),
@@ -67,6 +72,7 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       directAnswer: true,
     },
     async (c, { body, principal }) => {
+      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer }] = await loadSdk();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const server = toolServer({ services: deps.services, principal, requestId: requestId(c), logError });
       try {
