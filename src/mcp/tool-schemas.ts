@@ -46,6 +46,7 @@ export const SearchArgs = v.strictObject({
   query: v.pipe(
     v.string(),
     v.minLength(1, 'must not be empty'),
+    v.check((q) => q.trim() !== '', 'must not be empty'),
     v.maxLength(200, 'must be at most 200 characters'),
     v.description(
       'Words to find in titles and transcripts. Every word must appear; a word also matches longer words it starts ' +
@@ -72,6 +73,7 @@ export const GetArgs = v.strictObject({
 export const CreateNoteArgs = v.strictObject({
   text: v.pipe(
     v.string(),
+    v.minLength(1, 'must not be empty'),
     v.check((s) => s.trim() !== '', 'must not be empty'),
     v.description('The note itself; stored as the transcript, so it is searchable at once'),
   ),

@@ -148,6 +148,7 @@ describe('MCP tools over Streamable HTTP', () => {
     const client = await mcpClient(served.url, key);
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ['search_recordings', {}, /arguments\.query: required/],
+      ['search_recordings', { query: '  ' }, /arguments\.query: must not be empty/],
       ['search_recordings', { query: 'x', limit: 51 }, /arguments\.limit: must be 1-50/],
       ['search_recordings', { query: 'x', from: 'last tuesday' }, /arguments\.from: "last tuesday" is not a date/],
       ['search_recordings', { query: 'x', from: '2026-05-02', to: '2026-05-01' }, /from: must not be after/],
