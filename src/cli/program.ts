@@ -6,6 +6,7 @@ import { loadConfig, type ConfigFlags } from '../config';
 import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { registerAdminCommands } from './admin-commands';
+import { registerCaptureCommands } from './capture-commands';
 import { registerMcpCommand } from './mcp-command';
 import { fail, type CommonOpts } from './output';
 import { registerServe } from './serve-command';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerAdminCommands(program);
   registerWebhookCommands(program);
   registerMcpCommand(program);
+  registerCaptureCommands(program);
   return program;
 }
 
