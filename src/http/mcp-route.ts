@@ -79,9 +79,12 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
         await server.connect(transport);
         const res = await transport.handleRequest(c.req.raw, { parsedBody: body });
         if (res.status >= 400 && res.status < 500) return await inEnvelope(res);
-        res.headers.set('x-request-id', requestId(c));
-        for (const [name, value] of Object.entries(c.get('answerHeaders') ?? {})) res.headers.set(name, value);
-        return res;
+        // A new Response rather than res.headers.set(): @hono/node-server's lightweight Response
+        // (global once the server module is loaded) may be answered from its cached init headers.
+        const headers = new Headers(res.headers);
+        headers.set('x-request-id', requestId(c));
+        for (const [name, value] of Object.entries(c.get('answerHeaders') ?? {})) headers.set(name, value);
+        return new Response(res.body, { status: res.status, headers });
       } finally {
         await server.close();
       }

@@ -245,6 +245,23 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.result.serverInfo.name, 'reclib');
     assert.ok(res.json.result.capabilities.tools);
+    assert.match(res.headers.get('x-request-id') ?? '', /^req_/);
+    assert.equal(res.headers.get('ratelimit-limit'), '120');
+  });
+
+  it('over a socket the answer carries X-Request-Id and the RateLimit headers', async () => {
+    const h = harness();
+    const served = await serve(h);
+    const res = await fetch(`${served.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.key()}`, 'content-type': 'application/json', 'x-request-id': 'mine-1', ...ACCEPT },
+      body: JSON.stringify(INIT),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-request-id'), 'mine-1');
+    assert.equal(res.headers.get('ratelimit-remaining'), '119');
+    assert.equal(((await res.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name, 'reclib');
+    await served.close();
   });
 
   it('GET and DELETE answer 405 with Allow: POST (stateless: no stream, no session)', async () => {
