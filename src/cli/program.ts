@@ -7,6 +7,7 @@ import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { registerAdminCommands } from './admin-commands';
 import { registerCaptureCommands } from './capture-commands';
+import { registerListenCommand } from './listen-command';
 import { registerMcpCommand } from './mcp-command';
 import { fail, type CommonOpts } from './output';
 import { registerServe } from './serve-command';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerWebhookCommands(program);
   registerMcpCommand(program);
   registerCaptureCommands(program);
+  registerListenCommand(program);
   return program;
 }
 
