@@ -16,14 +16,19 @@ export class SseParser {
 
   constructor(private readonly onEvent: (e: SseEvent) => void) {}
 
+  /** The previous chunk ended in CR: an LF starting this one is the rest of that CRLF. */
+  private skipLf = false;
+
   push(text: string): void {
-    this.buffer += text;
+    if (text === '') return;
+    this.buffer += this.skipLf && text.startsWith('\n') ? text.slice(1) : text;
+    this.skipLf = false;
     for (;;) {
       const m = /\r\n|\r|\n/.exec(this.buffer);
-      // A CR at the very end may be the first half of CRLF: wait for the next chunk.
-      if (!m || (m[0] === '\r' && m.index === this.buffer.length - 1)) return;
+      if (!m) return;
       const line = this.buffer.slice(0, m.index);
       this.buffer = this.buffer.slice(m.index + m[0].length);
+      if (m[0] === '\r' && this.buffer === '') this.skipLf = true;
       this.line(line);
     }
   }
