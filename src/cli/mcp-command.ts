@@ -55,7 +55,9 @@ async function bridge(endpoint: URL, key: string): Promise<void> {
   local.onmessage = (message) => {
     if (isRequest(message) && message.method === 'initialize') initializeId = message.id;
     const sent = remote.send(message).catch((e: unknown) => {
-      const reason = `reclib at ${endpoint.href} did not take the message: ${(e as Error).message}`;
+      // fetch says only "fetch failed"; its cause says why (ECONNREFUSED: no server at that address).
+      const cause = (e as { cause?: { code?: unknown } }).cause?.code;
+      const reason = `reclib at ${endpoint.href} did not take the message: ${(e as Error).message}${typeof cause === 'string' ? ` (${cause})` : ''}`;
       process.stderr.write(`reclib mcp: ${reason}\n`);
       // The assistant waits for an answer to a request: give it one instead of silence.
       if (isRequest(message)) void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } });

@@ -76,6 +76,14 @@ describe('reclib mcp: the stdio bridge', () => {
     assert.match(stderr(), /unauthenticated/);
   });
 
+  it('no server at the URL: the request is answered with an error saying the connection was refused', async () => {
+    const gone = await serve(harness());
+    await gone.close();
+    const { client, transport } = bridgeClient(gone.url, key);
+    await assert.rejects(client.connect(transport), /did not take the message: fetch failed \(ECONNREFUSED\)/);
+    await client.close();
+  });
+
   it('without RECLIB_API_KEY: exit 2 and a message naming it', async () => {
     const r = await runCli(['mcp', '--url', served.url]);
     assert.equal(r.code, 2);
