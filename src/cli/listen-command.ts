@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { ConfigError } from '../config';
 import { signDelivery } from '../delivery/signing';
+import { AppError } from '../errors';
 import { EVENT_TYPES } from '../services/events';
 import { fail } from './output';
 import { SseParser, type SseEvent } from './sse-parser';
@@ -36,9 +37,6 @@ export interface ListenIo {
   /** Aborted by SIGINT/SIGTERM: listen() returns. */
   signal: AbortSignal;
 }
-
-/** A failure that reconnecting cannot cure (a wrong or revoked key, a missing permission). */
-class Fatal extends Error {}
 
 function httpUrl(flag: string, value: string): URL {
   let url: URL;
@@ -166,13 +164,15 @@ export async function listen(o: ListenOptions, io: ListenIo): Promise<void> {
         } catch {
           // Not our error envelope (a proxy's page): shown as it came.
         }
-        if (res.status === 401 || res.status === 403) throw new Fatal(`the server refused RECLIB_API_KEY (${res.status}): ${message}`);
+        // What reconnecting cannot cure (a wrong or revoked key, a missing permission): exit 1.
+        if (res.status === 401) throw new AppError('unauthenticated', `the server refused RECLIB_API_KEY (401): ${message}`);
+        if (res.status === 403) throw new AppError('forbidden', `the server refused RECLIB_API_KEY (403): ${message}`);
         const retryAfter = Number(res.headers.get('retry-after'));
         if (res.status === 429 && retryAfter > 0) delay = Math.max(delay, retryAfter * 1000);
         io.err(`the server answered ${res.status}: ${message}`);
       }
     } catch (e) {
-      if (e instanceof Fatal) throw e;
+      if (e instanceof AppError) throw e;
       if (io.signal.aborted) break;
       io.err(`lost the stream (${reason(e)})`);
     }
@@ -205,10 +205,6 @@ export function registerListenCommand(program: Command): void {
         });
         process.exit(0);
       } catch (e) {
-        if (e instanceof Fatal) {
-          process.stderr.write(`reclib listen: ${e.message}\n`);
-          process.exit(1);
-        }
         fail(e);
       }
     });

@@ -7,14 +7,14 @@ import { MAX_STREAMS_PER_CREDENTIAL, PING_MS } from '../../services/event-stream
 import type { HttpDeps } from '../env';
 import { requestHeader } from '../node-request';
 import { authenticate, type ApiRouter } from '../router';
+import { queryInt } from '../schemas';
 
 const EVENT_ID = /^\d{1,16}$/;
 
 const Query = v.strictObject({
   after: v.optional(
     v.pipe(
-      v.string(),
-      v.regex(EVENT_ID, 'must be an event id (the decimal id of a feed event, e.g. "1042")'),
+      queryInt(0, Number.MAX_SAFE_INTEGER),
       v.description('Start after this event id (0: from the first event). Last-Event-ID wins when both are sent. Without either: only new events'),
     ),
   ),
@@ -29,12 +29,12 @@ const StreamSchema = v.pipe(
 );
 
 /** Where the stream starts: Last-Event-ID (what EventSource sends on reconnect) over ?after=. */
-function startAfter(header: string | undefined, after: string | undefined): number | undefined {
+function startAfter(header: string | undefined, after: number | undefined): number | undefined {
   if (header !== undefined) {
     if (!EVENT_ID.test(header.trim())) throw invalid('Last-Event-ID header must be an event id (the decimal id of a feed event, e.g. "1042")');
     return Number(header.trim());
   }
-  return after === undefined ? undefined : Number(after);
+  return after;
 }
 
 export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
