@@ -136,6 +136,14 @@ describe('GET /api/v2/events/stream', () => {
     }
   });
 
+  it('HEAD answers the stream headers and opens no stream', async () => {
+    const { h, key } = await setup();
+    const res = await h.app.request('http://127.0.0.1:8080/api/v2/events/stream', { method: 'HEAD', headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.equal(h.services.eventHub.size, 0);
+  });
+
   it('needs events:read (403) and credentials (401)', async () => {
     const { h, open } = await setup();
     const noRead = await open(STREAM, {}, h.key(['recordings:read']));

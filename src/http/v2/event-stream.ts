@@ -28,6 +28,16 @@ const StreamSchema = v.pipe(
   ),
 );
 
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  // Proxies such as nginx would otherwise buffer the stream.
+  'x-accel-buffering': 'no',
+  // A stream ended on shutdown ends its connection too (an idle keep-alive connection would hold
+  // the server's close for its timeout).
+  connection: 'close',
+};
+
 /** Where the stream starts: Last-Event-ID (what EventSource sends on reconnect) over ?after=. */
 function startAfter(header: string | undefined, after: number | undefined): number | undefined {
   if (header !== undefined) {
@@ -55,6 +65,8 @@ export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
     },
     (c, { query, principal }) => {
       const after = startAfter(requestHeader(c, 'last-event-id'), query.after);
+      // HEAD runs this GET handler and drops the body unread: a stream opened for it would never end.
+      if (c.req.method === 'HEAD') return c.body(null, 200, STREAM_HEADERS);
       // Asked at every ping: a key revoked or a session ended while streaming ends the stream.
       const stillValid = () => {
         try {
@@ -66,14 +78,7 @@ export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
       // On the node server: a stalled reader is cut by destroying its socket.
       const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
       const body = eventHub.open(principal, after, { stillValid, ...(outgoing ? { disconnect: () => outgoing.destroy() } : {}) });
-      // Connection: close, so that a stream ended on shutdown also ends its connection (an idle
-      // keep-alive connection would hold the server's close for its timeout).
-      return c.body(body, 200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-accel-buffering': 'no',
-        connection: 'close',
-      });
+      return c.body(body, 200, STREAM_HEADERS);
     },
   );
 }
