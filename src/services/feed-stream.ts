@@ -27,6 +27,12 @@ export interface StreamHooks {
    * the body, which the HTTP adapter reports as a failed response.
    */
   disconnect?: () => void;
+  /**
+   * Registers `gone`, to be called when the client's connection closes. The body's reader cancels
+   * it too, but only once it has started reading: a client that left before that would otherwise
+   * keep its stream registered.
+   */
+  onClientGone?: (gone: () => void) => void;
 }
 
 export interface StreamOwner {
@@ -62,6 +68,7 @@ export class FeedStream {
       },
       new ByteLengthQueuingStrategy({ highWaterMark: STREAM_BUFFER_BYTES }),
     );
+    hooks.onClientGone?.(() => this.finish());
   }
 
   /** Queues the events after the last one sent while the queue has room. */

@@ -67,6 +67,10 @@ export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
       const after = startAfter(requestHeader(c, 'last-event-id'), query.after);
       // HEAD runs this GET handler and drops the body unread: a stream opened for it would never end.
       if (c.req.method === 'HEAD') return c.body(null, 200, STREAM_HEADERS);
+      // On the node server: a stalled reader is cut by destroying its socket, and a client that
+      // leaves before its stream is read from is forgotten (nothing else would cancel its stream).
+      const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+      if (outgoing?.destroyed) return c.body(null, 200, STREAM_HEADERS);
       // Asked at every ping: a key revoked or a session ended while streaming ends the stream.
       const stillValid = () => {
         try {
@@ -75,9 +79,8 @@ export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
           return false;
         }
       };
-      // On the node server: a stalled reader is cut by destroying its socket.
-      const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-      const body = eventHub.open(principal, after, { stillValid, ...(outgoing ? { disconnect: () => outgoing.destroy() } : {}) });
+      const node = outgoing ? { disconnect: () => outgoing.destroy(), onClientGone: (gone: () => void) => outgoing.once('close', gone) } : {};
+      const body = eventHub.open(principal, after, { stillValid, ...node });
       return c.body(body, 200, STREAM_HEADERS);
     },
   );
