@@ -9,7 +9,8 @@
 //     into one wake-up per account on the next microtask, and each of its streams reads its next page.
 //   - other processes (the admin CLI writing to the same file): one timer for the whole hub reads
 //     the newest event id every FOREIGN_CHECK_MS while any stream is open, and wakes every account
-//     when it moved.
+//     when it moved. That asks exactly "are there new events" (db/commit-watch.ts would also fire
+//     for commits without any, a key's lastUsedAt for one) for one lookup of the primary key's end.
 // Pings (`: ping`) go out every PING_MS, also re-checking the credential, so a revoked key or an
 // ended session stops streaming.
 import type { Core } from '../context';
