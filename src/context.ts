@@ -5,6 +5,7 @@ import type { Config } from './config';
 import type { Db } from './db/open';
 import type { Resolver } from './delivery/destination-guard';
 import type { Writer } from './db/writer';
+import type { Timers } from './timers';
 
 export interface Core {
   db: Db;
@@ -14,4 +15,6 @@ export interface Core {
   masterSecret: Buffer;
   /** DNS for webhook destinations (creation and sending); the system resolver when absent. Tests inject one. */
   resolver?: Resolver;
+  /** Repeating timers (event-stream pings); the system's when absent. Tests inject fake ones. */
+  timers?: Timers;
 }

@@ -6,6 +6,9 @@ import { registerAdminCommands } from './admin-commands';
 import { registerBackupCommands } from './backup-commands';
 import { registerExportCommand } from './export-command';
 import { jsonRequested, print } from './output';
+import { registerCaptureCommands } from './capture-commands';
+import { registerListenCommand } from './listen-command';
+import { registerMcpCommand } from './mcp-command';
 import { registerServe } from './serve-command';
 import { registerWebhookCommands } from './webhook-commands';
 
@@ -30,5 +33,8 @@ export function buildProgram(): Command {
   registerWebhookCommands(program);
   registerBackupCommands(program);
   registerExportCommand(program);
+  registerMcpCommand(program);
+  registerCaptureCommands(program);
+  registerListenCommand(program);
   return program;
 }

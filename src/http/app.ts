@@ -9,6 +9,7 @@ import { MetricsStore } from '../store/metrics-store';
 import { docsPage } from './docs-page';
 import type { AppEnv, HttpDeps } from './env';
 import { registerMetricsRoute } from './metrics-route';
+import { registerMcp } from './mcp-route';
 import { OpenApiDoc } from './openapi';
 import { RateLimiter } from './rate-limit';
 import { ApiRouter, plainRoute, setRequestId } from './router';
@@ -90,6 +91,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   registerV2(new ApiRouter(v2, v2Doc, deps), deps);
   registerV1(new ApiRouter(v1, v1Doc, deps), deps);
   registerSessionRoutes(new ApiRouter(root, v2Doc, deps, '/api', [v1Doc]), deps);
+  registerMcp(new ApiRouter(app, v2Doc, deps, '/'), deps, logError);
 
   let v2Json: string | undefined;
   let v1Json: string | undefined;

@@ -26,7 +26,7 @@ async function load() {
   const main = document.getElementById('ops'); main.textContent = '';
   main.append($('p', {}, doc.info.title + ' ' + doc.info.version + ' — ' + (doc.info.description || '')));
   for (const [path, item] of Object.entries(doc.paths)) {
-    const base = (item.servers && item.servers[0].url) || doc.servers[0].url;
+    const base = ((item.servers && item.servers[0].url) || doc.servers[0].url).replace(/\\/$/, ''); // '/' (POST /mcp) + path
     for (const [method, op] of Object.entries(item)) {
       if (method === 'servers') continue;
       const d = $('details'), s = $('summary');

@@ -20,7 +20,8 @@ export interface OperationDoc {
   query?: AnySchema;
   body?: AnySchema;
   headers?: Array<{ name: string; required: boolean; description: string }>;
-  responses: Record<number, { description: string; schema?: AnySchema }>;
+  /** contentType: the media type of the schema, application/json unless given (e.g. text/event-stream). */
+  responses: Record<number, { description: string; schema?: AnySchema; contentType?: string }>;
   /** A path outside the document's server prefix (e.g. /api/session). */
   serverUrl?: string;
 }
@@ -132,7 +133,7 @@ export class OpenApiDoc {
       for (const [status, r] of Object.entries(op.responses)) {
         responses[status] = {
           description: r.description,
-          ...(r.schema ? { content: { 'application/json': { schema: jsonSchema(r.schema) } } } : {}),
+          ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema) } } } : {}),
         };
       }
       responses.default = {

@@ -18,7 +18,11 @@ import type { OpenApiDoc, OperationDoc } from './openapi';
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
 
-export type Access = { permission: Permission } | 'session' | 'public';
+/**
+ * Who may call: a permission; any signed-in session; 'credential' = any valid key or session, the
+ * operation checking permissions itself (the MCP endpoint, whose tools each need their own); or anyone.
+ */
+export type Access = { permission: Permission } | 'session' | 'credential' | 'public';
 
 export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -259,7 +263,7 @@ export class ApiRouter {
           if (principal.kind !== 'session') {
             throw new AppError('session_required', 'this operation needs a signed-in session (rls_… token or cookie); API keys are refused');
           }
-        } else if (!can(principal, spec.access.permission)) {
+        } else if (typeof spec.access === 'object' && !can(principal, spec.access.permission)) {
           throw new AppError('forbidden', `this credential lacks the ${spec.access.permission} permission`);
         }
       }

@@ -135,8 +135,9 @@ export class CaptureRules {
 }
 
 /**
- * The command of a rule delivery when kind and prefix match (the transcript without the prefix
- * and the whitespace after it; the whole transcript without a prefix condition), else null.
+ * The command of a rule delivery when kind and prefix match (the transcript after the prefix,
+ * without the whitespace and punctuation that follow it; the whole transcript without a prefix
+ * condition), else null.
  */
 function commandFor(rules: WebhookRules, row: RecordingRow): string | null {
   if (rules.kind !== undefined && rules.kind !== row.type) return null;

@@ -6,6 +6,7 @@ import { AuthService } from './auth';
 import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';
 import { EventService } from './events';
+import { EventHub } from './event-stream';
 import { RecordingService } from './recordings';
 import { createTextDelivery } from './text-delivery';
 import { WebhookLogService } from './webhook-log';
@@ -23,7 +24,10 @@ export function createServices(core: Core) {
   const textDelivery = createTextDelivery(core, recordings, webhooks);
   // A subscription's delivery log and test sends (v1 routes of the web app).
   const webhookLog = new WebhookLogService(core, webhooks);
-  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, webhookLog, textDelivery };
+  /** Live event streams; a worker so that shutdown ends them. */
+  const eventHub = new EventHub(core, events);
+  workers.push(eventHub);
+  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, webhookLog, textDelivery, eventHub };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -65,18 +65,35 @@ export function textPayloadBody(config: Pick<Config, 'publicUrl' | 'host' | 'por
   return JSON.stringify(payload);
 }
 
+/** Whitespace and punctuation a speech recogniser puts around words (" Todo, buy"), skipped at the start. */
+const LEADING_NOISE = /^[\s\p{P}]+/u;
+/** A character that continues a word: a letter, a digit, or a combining mark on one ("todó" spelt o + U+0301). */
+const WORD_CHAR = /^[\p{L}\p{N}\p{M}]/u;
+
 /**
- * The capture-rule prefix test: case-insensitive, anchored at the start of the transcript. Returns
- * the command (the transcript without the prefix and the whitespace after it), or null. The start
- * is the first character that is not whitespace: speech recognisers often begin a transcript with
- * a space (" todo buy milk"), and that transcript starts with "todo" to whoever said it.
+ * The capture-rule prefix test (CONTRACT §12). Returns the command, or null when the rule does not
+ * fire. Speech recognisers write "Todo, buy apples." or " todo: eggs", and whoever said them
+ * started with "todo"; so the transcript's leading whitespace and punctuation are skipped, the
+ * prefix is compared case-insensitively, and the match must end at a word boundary ("todos are
+ * done" is not a todo). The command is the rest without its leading whitespace and punctuation
+ * ("buy apples."). The prefix is read the same way, so one configured as " todo" or "#todo"
+ * matches what "todo" matches; a prefix of punctuation alone ("#") is compared as written.
+ * The boundary is checked only after a prefix that ends in a letter or digit: "todo:" fires for
+ * "todo:buy", where ":" already ends the word.
  */
 export function matchPrefix(transcript: string, rulePrefix: string): string | null {
-  const text = transcript.replace(/^\s+/u, '');
-  // The same for a prefix configured with a leading space (it could never match otherwise).
-  const prefix = rulePrefix.replace(/^\s+/u, '');
+  let prefix = rulePrefix.replace(LEADING_NOISE, '');
+  let text = transcript.replace(LEADING_NOISE, '');
+  if (prefix === '') {
+    prefix = rulePrefix.replace(/^\s+/u, '');
+    text = transcript.replace(/^\s+/u, '');
+  }
   const head = text.slice(0, prefix.length);
   // Compared per UTF-16 unit count of the prefix, so the command is cut at the same place.
   const same = head.toLowerCase() === prefix.toLowerCase() || head.toUpperCase() === prefix.toUpperCase();
-  return same ? text.slice(prefix.length).replace(/^\s+/u, '') : null;
+  if (!same) return null;
+  const rest = text.slice(prefix.length);
+  const last = [...prefix].at(-1) ?? '';
+  if (WORD_CHAR.test(last) && WORD_CHAR.test(rest)) return null;
+  return rest.replace(LEADING_NOISE, '');
 }

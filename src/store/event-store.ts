@@ -21,6 +21,7 @@ export class EventStore {
       page: db.prepare<[string, number, number], EventRow>(
         'SELECT * FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?',
       ),
+      last: db.prepare<[], number | null>('SELECT max(seq) FROM events').pluck(),
     };
   }
 
@@ -31,5 +32,10 @@ export class EventStore {
   /** Up to `limit` events after `afterSeq`, oldest first. */
   page(accountId: string, afterSeq: number, limit: number): EventRow[] {
     return this.s.page.all(accountId, afterSeq, limit);
+  }
+
+  /** The newest event id of the server (0 before the first): where a live stream without a start begins. */
+  lastSeq(): number {
+    return this.s.last.get() ?? 0;
   }
 }

@@ -20,7 +20,8 @@ function documentedOperations(doc: { servers: Array<{ url: string }>; paths: Rec
   const out: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     const servers = item.servers as Array<{ url: string }> | undefined;
-    const base = servers?.[0]?.url ?? doc.servers[0]?.url ?? '';
+    // A server url of '/' (POST /mcp) joins the path without doubling the slash.
+    const base = (servers?.[0]?.url ?? doc.servers[0]?.url ?? '').replace(/\/$/, '');
     for (const method of Object.keys(item)) if (method !== 'servers') out.push(`${method.toUpperCase()} ${base}${path}`);
   }
   return out.sort();

@@ -45,11 +45,12 @@ export interface TestResponse {
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary shapes
 }
 
-export function harness(over: Partial<Config> = {}): Harness {
+/** `core` overrides parts of the Core (e.g. fake repeating timers for the event stream). */
+export function harness(over: Partial<Config> = {}, coreOver: Partial<Pick<Core, 'timers'>> = {}): Harness {
   const clock = new FakeClock();
   const config = testConfig(over);
   const db = openDatabase(config.db);
-  const core: Core = { db, writer: new Writer(db), clock, config, masterSecret: randomBytes(32), resolver: noDns };
+  const core: Core = { db, writer: new Writer(db), clock, config, masterSecret: randomBytes(32), resolver: noDns, ...coreOver };
   const services = createServices(core);
   const errors: string[] = [];
   const http = createApp(services, { logError: (l) => errors.push(l) });

@@ -2,6 +2,7 @@
 // an open connection is answered, with Connection: close; idle connections close after the idle
 // window; a connection is never destroyed under a request.
 import assert from 'node:assert/strict';
+import { testConfig } from '../../src/config';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -61,6 +62,7 @@ async function serve(t: { after(f: () => unknown): void }, idleMs: number) {
       return new Response('ok');
     },
     '127.0.0.1',
+    testConfig(),
     (req: IncomingMessage, res: ServerResponse) => drain?.observe(req, res),
   );
   drain = gracefulClose(server, idleMs);

@@ -102,8 +102,8 @@ const ListResponse = v.object({
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag of your last read ("3", W/"3" or 3). Missing: 428; stale: 412.' };
 
-/** The full recording for readers; only id and revision for write-only callers (spec rule 2). */
-const written = (principal: Principal, row: RecordingRow) => ({
+/** The full recording for readers; only id and revision for write-only callers (spec rule 2). Also the MCP create_note answer. */
+export const written = (principal: Principal, row: RecordingRow) => ({
   recording: can(principal, 'recordings:read') ? recordingJson(row) : recordingRef(row),
 });
 

@@ -1,0 +1,103 @@
+// POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (CONTRACT §9). Each request
+// gets its own SDK server and transport for the caller ApiRouter authenticated and rate-limited,
+// so one key's tools never see another's principal and nothing is kept between requests. JSON
+// answers, not SSE: a stateless tool call has one reply, and a JSON body is one write.
+// GET and DELETE answer 405: a stateless server has no stream to open and no session to end,
+// which is how the MCP specification says to decline them (the SDK client then carries on).
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { AppError } from '../errors';
+import type { AppEnv, HttpDeps } from './env';
+import { requestId, type ApiRouter } from './router';
+
+/**
+ * The SDK, loaded on the first MCP request: building its zod schemas at import took 350-500 ms
+ * here (measured on the bundle), which every CLI command and every server start would pay.
+ */
+let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('../mcp/tool-server')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../mcp/tool-server')]));
+
+const Message = v.looseObject({
+  jsonrpc: v.pipe(v.literal('2.0', 'must be "2.0"'), v.description('JSON-RPC version')),
+  id: v.optional(v.union([v.string(), v.number()])),
+  method: v.optional(v.pipe(v.string(), v.description('initialize, tools/list, tools/call, notifications/initialized, ping, …'))),
+  params: v.optional(v.record(v.string(), v.unknown())),
+});
+
+const McpBody = v.pipe(
+  v.union([Message, v.array(Message)], 'must be a JSON-RPC 2.0 message object (or an array of them)'),
+  v.description('A JSON-RPC 2.0 message of the Model Context Protocol'),
+);
+
+const TOOLS_DOC =
+  'Tools: search_recordings { query, type?, from?, to?, limit?, cursor? } and list_recordings { type?, limit?, cursor? } ' +
+  '(recordings:read) → { recordings: [{ id, type, title, recordedAt, snippet }], nextCursor }; get_recording { id } ' +
+  '(recordings:read) → { recording }; create_note { text, title?, type? } (recordings:create, an import: capture rules ' +
+  'do not fire) → { recording }. A missing permission or an unknown id is a tool result with isError: true.';
+
+/** The transport's own refusals (Accept, JSON-RPC shape) in the error envelope, as every bad input (CONTRACT §4). */
+async function inEnvelope(res: Response): Promise<never> {
+  const text = await res.text();
+  let message = `the MCP transport refused the request (HTTP ${res.status})`;
+  try {
+    const m = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+    if (typeof m === 'string' && m !== '') message = m;
+  } catch {
+    // not JSON: keep the generic message
+  }
+  throw new AppError('invalid_request', `${message} (MCP Streamable HTTP: POST a JSON-RPC message with Accept: application/json, text/event-stream)`);
+}
+
+const declined = (c: Context<AppEnv>) =>
+  c.json(
+    { jsonrpc: '2.0', error: { code: -32000, message: `${c.req.method} is not offered: this MCP endpoint is stateless; POST each JSON-RPC message` }, id: null },
+    405,
+    { Allow: 'POST' },
+  );
+
+export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: string) => void): void {
+  r.add(
+    {
+      method: 'post', path: '/mcp', operationId: 'mcp', tag: 'mcp', access: 'credential',
+      summary: 'Model Context Protocol (Streamable HTTP, stateless) for assistants: search, list, read recordings and save notes',
+      body: McpBody,
+      headers: [{ name: 'Accept', required: true, description: 'application/json, text/event-stream (as MCP clients send it)' }],
+      responses: {
+        200: { description: `The JSON-RPC response. ${TOOLS_DOC}` },
+        202: { description: 'Accepted: the message was a notification or a response' },
+        400: { description: 'Not a JSON-RPC message, or an Accept header without application/json and text/event-stream' },
+        401: { description: 'No or invalid credentials' },
+        429: { description: 'The credential\'s rate limit (each POST counts)' },
+      },
+      directAnswer: true,
+    },
+    async (c, { body, principal }) => {
+      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer }] = await loadSdk();
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const server = toolServer({ services: deps.services, principal, requestId: requestId(c), logError });
+      try {
+        await server.connect(transport);
+        const res = await transport.handleRequest(c.req.raw, { parsedBody: body });
+        if (res.status >= 400 && res.status < 500) return await inEnvelope(res);
+        // A new Response rather than res.headers.set(): @hono/node-server's lightweight Response
+        // (global once the server module is loaded) may be answered from its cached init headers.
+        const headers = new Headers(res.headers);
+        headers.set('x-request-id', requestId(c));
+        for (const [name, value] of Object.entries(c.get('answerHeaders') ?? {})) headers.set(name, value);
+        return new Response(res.body, { status: res.status, headers });
+      } finally {
+        await server.close();
+      }
+    },
+  );
+  for (const method of ['get', 'delete'] as const) {
+    r.add(
+      {
+        method, path: '/mcp', operationId: `mcp${method === 'get' ? 'Get' : 'Delete'}`, tag: 'mcp', access: 'public',
+        summary: `Declined with 405 (Allow: POST): this MCP endpoint is stateless, so it has ${method === 'get' ? 'no server-initiated stream' : 'no session to end'}`,
+        responses: { 405: { description: 'Method not allowed (a JSON-RPC error body, as MCP clients expect)' } },
+      },
+      (c) => declined(c),
+    );
+  }
+}
