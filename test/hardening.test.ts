@@ -293,12 +293,16 @@ describe('text must be valid Unicode: a lone surrogate escape is a 400 naming th
 
   it('a body nested 500,000 levels deep is a prompt 400, not a stack overflow', async () => {
     const h = harness();
+    const token = h.key();
+    const body = `{"type":"memo","title":${'['.repeat(500_000)}"\\ud800"${']'.repeat(500_000)}}`;
+    // Timed from the request alone; the bound is generous for a loaded 2-core CI machine (it runs
+    // in ~0.3 s alone) and still far below what a quadratic walk of the nesting would take.
     const started = Date.now();
-    const res = await h.req('POST', '/api/v2/recordings', { token: h.key(), headers: { 'idempotency-key': 'deep' }, body: `{"type":"memo","title":${'['.repeat(500_000)}"\\ud800"${']'.repeat(500_000)}}` });
+    const res = await h.req('POST', '/api/v2/recordings', { token, headers: { 'idempotency-key': 'deep' }, body });
     assert.equal(res.status, 400);
     assert.ok(res.json.error.message.startsWith('body.title[0][0][0]'), res.json.error.message.slice(0, 100));
     assert.ok(res.json.error.message.length < 400, 'the path in the message is cut short');
-    assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
     assert.deepEqual(h.errors, []);
   });
 });
