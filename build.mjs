@@ -8,34 +8,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
+/** The Node side: ESM for Node 20; better-sqlite3 stays external (a native addon). */
+const nodeBundle = { bundle: true, platform: 'node', target: 'node20', format: 'esm', external: ['better-sqlite3'], sourcemap: true, logLevel: 'warning' };
+
 await build({
+  ...nodeBundle,
   entryPoints: ['bin/reclib.ts'],
   outfile: 'dist/reclib.mjs',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  external: ['better-sqlite3'],
-  sourcemap: true,
   banner: {
     js: "import { createRequire as __reclibRequire } from 'node:module'; const require = __reclibRequire(import.meta.url);",
   },
-  logLevel: 'warning',
 });
 
 // The WAL checkpointer's worker thread runs a file of its own, found beside the bundle
 // (src/db/checkpointer.ts).
-await build({
-  entryPoints: ['src/db/checkpointer-worker.ts'],
-  outfile: 'dist/checkpointer-worker.mjs',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  external: ['better-sqlite3'],
-  sourcemap: true,
-  logLevel: 'warning',
-});
+await build({ ...nodeBundle, entryPoints: ['src/db/checkpointer-worker.ts'], outfile: 'dist/checkpointer-worker.mjs' });
 
 /** The budget of issue 13: all JavaScript the browser downloads, gzipped. */
 const JS_BUDGET_GZIP = 60 * 1024;
