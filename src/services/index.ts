@@ -19,7 +19,7 @@ export function createServices(core: Core) {
   const devices = new DeviceService(core);
   const deviceSettings = new DeviceSettingsService(core, devices);
   const events = new EventService(core);
-  const recordings = new RecordingService(core, events);
+  const recordings = new RecordingService(core, events, deviceSettings);
   /** Background workers started by `serve` (the index merger; the delivery scheduler registers here). */
   const workers: Worker[] = [recordings.merger];
   const webhooks = createWebhookService(core, workers);
