@@ -49,4 +49,14 @@ describe('capture metadata rules in the recording service', () => {
     assert.throws(() => svc.update(app, row.id, { title: 't' }, 1, { echoed: { externalId: 'x' } }), { code: 'immutable_field', message: /^externalId/ });
     assert.equal(svc.update(app, row.id, { transcript: 'saved' }, 1, { echoed }).revision, 2);
   });
+
+  it('echoed fixed fields are compared with the row the edit writes: metadata committed after the call, before the grouped write, counts', async () => {
+    const { app, svc } = setup();
+    const { row } = svc.create(app, { type: 'memo', transcript: 'x' }, 'g');
+    // Queued for the next group commit; the app's late capture metadata is committed first.
+    const edit = svc.updateGrouped(app, row.id, { title: 'late' }, 2, { echoed: { captureInput: 'doubleTap', deviceId: 'ring-1' } });
+    svc.reportProcessing(app, row.id, { status: 'ready', deviceId: 'ring-1', captureInput: 'doubleTap' });
+    const edited = await edit;
+    assert.deepEqual([edited.title, edited.capture_input, edited.revision], ['late', 'doubleTap', 3]);
+  });
 });
