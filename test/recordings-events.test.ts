@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RecordingRow } from '../src/services/recording-model';
 import { harness, type Harness } from './helpers/harness';
+import { withRing } from './helpers/v1-client';
 import { create, created, patch, remove } from './helpers/recording-client';
 
 const feed = (h: Harness) => h.services.events.feed(h.accountId, undefined, 1000).events.map((e) => `${e.type}@${e.revision}`);
@@ -99,7 +100,8 @@ describe('onChange hook', () => {
 
 describe('metadata-only pending captures (v1 concept, modelled in the service)', () => {
   const setup = () => {
-    const h = harness();
+    // The capture metadata names a real device: the service checks it (capture-metadata.ts).
+    const h = withRing();
     const app = h.services.auth.authenticate(h.session);
     return { h, app, svc: h.services.recordings };
   };

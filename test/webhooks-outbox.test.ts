@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { newId } from '../src/ids';
 import type { EventType } from '../src/services/events';
 import { harness, type Harness } from './helpers/harness';
 
@@ -72,27 +71,27 @@ describe('webhook outbox', () => {
     assert.equal(deliveries(h).length, 0);
   });
 
-  test('text-mode subscriptions get no default payload; the text-mode planner seam runs in the emitting transaction', async () => {
+  test('one outbox for both payload modes: a text subscription gets a text snapshot for the events it lists, a rule subscription none, neither the default payload', async () => {
     const h = harness();
+    const plain = await subscribe(h, ['recording.created']);
     const text = await subscribe(h, ['recording.created'], { payloadMode: 'text' });
     const rule = await subscribe(h, undefined, { payloadMode: 'text', rules: { prefix: 'todo' } });
-    emit(h, 'recording.created');
-    assert.equal(deliveries(h).length, 0, 'without a planner, text mode sends nothing');
-
-    const seen: string[] = [];
-    const ruleDeliveryId = newId('dlv');
-    h.services.webhooks.outbox.setTextModePlanner((event, webhook, outbox) => {
-      seen.push(`${event.type}→${webhook.id}`);
-      if (webhook.id === rule.id) {
-        outbox.enqueue({ id: ruleDeliveryId, webhook, eventId: String(event.seq), recordingId: event.recording_id, revision: event.revision, kind: 'rule', body: '{"text":1}', now: event.created_at });
-      }
-    });
-    emit(h, 'recording.transcript_ready', 'rec_2', 2);
-    assert.deepEqual(seen.sort(), [`recording.transcript_ready→${rule.id}`, `recording.transcript_ready→${text.id}`].sort());
-    const [queued] = deliveries(h, 'rec_2');
-    assert.equal(queued?.id, ruleDeliveryId, 'the caller may choose the id its body carries');
-    assert.equal(queued?.status, 'queued');
-    assert.equal(queued?.body, '{"text":1}');
+    const token = h.key(['recordings:create', 'recordings:write']);
+    const created = await h.req('POST', '/api/v2/recordings', { token, body: { type: 'memo', title: 'Groceries', transcript: 'todo buy milk' }, headers: { 'Idempotency-Key': 'k1' } });
+    assert.equal(created.status, 201, created.text);
+    const id = created.json.recording.id as string;
+    const rows = deliveries(h, id);
+    assert.deepEqual(rows.map((d) => d.webhook_id).sort(), [plain.id, text.id].sort(), 'the rule subscription gets no event delivery');
+    const textRow = rows.find((d) => d.webhook_id === text.id);
+    const body = JSON.parse(textRow?.body ?? '{}');
+    assert.equal(textRow?.kind, 'event');
+    assert.equal(body.id, textRow?.id, 'the text payload carries its own delivery id');
+    assert.deepEqual([body.type, body.recordingId, body.revision, body.title, body.transcript], ['recording.created', id, 1, 'Groceries', 'todo buy milk']);
+    assert.equal(JSON.parse(rows.find((d) => d.webhook_id === plain.id)?.body ?? '{}').transcript, undefined, 'the default payload has no text');
+    // An edit emits recording.updated, which the text subscription does not list.
+    const edited = await h.req('PATCH', `/api/v2/recordings/${id}`, { token, body: { title: 'Shopping' }, headers: { 'If-Match': '"1"' } });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal(deliveries(h, id).length, 2);
   });
 
   test('disabling a subscription cancels its queued deliveries (status disabled), not other subscriptions\'', async () => {

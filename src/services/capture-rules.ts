@@ -1,6 +1,7 @@
-// Capture rules of text-mode subscriptions (spec "Capture rules", CONTRACT §6). Runs as a
-// RecordingService change hook, inside the write that causes it, so a rule delivery is stored in
-// the same transaction as the transcript or metadata that fires it.
+// Capture rules of text-mode subscriptions (spec "Capture rules", CONTRACT §6). The outbox runs
+// them from its RecordingService change hook, inside the write that causes them, and queues the
+// rule deliveries they decide, so a rule delivery is stored in the same transaction as the
+// transcript or metadata that fires it.
 //
 // Lifecycle of one (native capture, rule subscription) pair:
 //   admission ........ a native capture is created (a session create with deviceId or captureInput),
@@ -19,12 +20,11 @@
 // type recording.transcript_ready and eventId = the transcript_ready event of the snapshot revision.
 import type { Core } from '../context';
 import { newId } from '../ids';
-import { CaptureEvaluationStore, type CaptureEvaluationRow } from '../store/capture-evaluation-store';
-import type { WebhookRow } from '../store/webhook-store';
+import type { CaptureEvaluationRow, CaptureEvaluationStore } from '../store/capture-evaluation-store';
+import type { WebhookRow, WebhookStore } from '../store/webhook-store';
 import type { RecordingRow } from './recording-model';
 import { matchPrefix, textPayloadBody } from './text-payload';
 import type { WebhookRules } from './webhook-input';
-import type { WebhookService } from './webhooks';
 
 const RULE_TYPE = 'recording.transcript_ready';
 
@@ -37,48 +37,60 @@ function admitted(before: RecordingRow | null, after: RecordingRow): boolean {
   return before.native === 0 && before.transcript === '';
 }
 
-export class CaptureRules {
-  readonly store: CaptureEvaluationStore;
+/** A rule delivery the rules decided; the outbox queues it in the same transaction. */
+export interface RuleDelivery {
+  id: string;
+  webhook: WebhookRow;
+  eventId: string;
+  recordingId: string;
+  revision: number;
+  kind: 'rule';
+  body: string;
+  now: number;
+}
 
+export class CaptureRules {
   constructor(
     private readonly core: Core,
-    private readonly webhooks: WebhookService,
-  ) {
-    this.store = new CaptureEvaluationStore(core.db);
-  }
+    private readonly webhooks: WebhookStore,
+    private readonly store: CaptureEvaluationStore,
+  ) {}
 
-  /** RecordingService change hook. `after.updated_at` is the write's clock reading. */
-  onChange(before: RecordingRow | null, after: RecordingRow): void {
+  /** Runs in every recording write; returns the rule deliveries to queue. `after.updated_at` is the write's clock reading. */
+  onChange(before: RecordingRow | null, after: RecordingRow): RuleDelivery[] {
     if (after.deleted_at !== null) {
       this.store.removeForRecording(after.id);
-      return;
+      return [];
     }
     const now = after.updated_at;
     if (admitted(before, after)) {
-      for (const w of this.webhooks.store.active(after.account_id)) {
+      for (const w of this.webhooks.active(after.account_id)) {
         if (!isRuleSubscription(w)) continue;
         if (before !== null && w.created_at > after.created_at) continue;
         this.store.open(after.id, w.id, after.account_id, now);
       }
     }
     const evaluations = this.store.forRecording(after.id);
-    if (evaluations.length === 0) return;
+    const queued: RuleDelivery[] = [];
     const metadataArrived = before !== null && before.capture_input === null && after.capture_input !== null;
     for (const e of evaluations) {
-      if (e.status === 'pending_transcription' && after.transcript !== '') this.decide(e, after, now);
-      else if (e.status === 'waiting_for_capture_input' && metadataArrived) this.release(e, after, now);
+      let d: RuleDelivery | null = null;
+      if (e.status === 'pending_transcription' && after.transcript !== '') d = this.decide(e, after, now);
+      else if (e.status === 'waiting_for_capture_input' && metadataArrived) d = this.release(e, after, now);
+      if (d) queued.push(d);
     }
+    return queued;
   }
 
   /** The first nonempty transcript: match kind and prefix, then queue or wait for the input. */
-  private decide(e: CaptureEvaluationRow, row: RecordingRow, now: number): void {
+  private decide(e: CaptureEvaluationRow, row: RecordingRow, now: number): RuleDelivery | null {
     const webhook = this.activeSubscription(e);
     const event = this.store.transcriptEvent(row.account_id, row.id, row.revision);
     const rules = webhook && (JSON.parse(webhook.rules ?? '{}') as WebhookRules);
     const command = rules ? commandFor(rules, row) : null;
     if (!webhook || !event || command === null) {
       this.store.remove(e.recording_id, e.webhook_id);
-      return;
+      return null;
     }
     const deliveryId = newId('dlv');
     const snapshot = {
@@ -98,41 +110,39 @@ export class CaptureRules {
     };
     if (rules?.captureInput !== undefined && row.capture_input === null) {
       this.store.wait(e.recording_id, e.webhook_id, snapshot, now);
-      return;
+      return null;
     }
     this.store.remove(e.recording_id, e.webhook_id);
-    if (rules?.captureInput !== undefined && rules.captureInput !== row.capture_input) return;
-    this.enqueue(webhook, row.id, snapshot, now);
+    if (rules?.captureInput !== undefined && rules.captureInput !== row.capture_input) return null;
+    return ruleDelivery(webhook, row.id, snapshot, now);
   }
 
   /** Capture metadata arrived for an evaluation that waited for it. */
-  private release(e: CaptureEvaluationRow, row: RecordingRow, now: number): void {
+  private release(e: CaptureEvaluationRow, row: RecordingRow, now: number): RuleDelivery | null {
     this.store.remove(e.recording_id, e.webhook_id);
     const webhook = this.activeSubscription(e);
-    if (!webhook || e.body === null || e.delivery_id === null || e.event_id === null || e.revision === null) return;
+    if (!webhook || e.body === null || e.delivery_id === null || e.event_id === null || e.revision === null) return null;
     const rules = JSON.parse(webhook.rules ?? '{}') as WebhookRules;
-    if (rules.captureInput !== row.capture_input) return;
-    this.enqueue(webhook, row.id, { deliveryId: e.delivery_id, eventId: e.event_id, revision: e.revision, body: e.body }, now);
-  }
-
-  private enqueue(webhook: WebhookRow, recordingId: string, s: { deliveryId: string; eventId: string; revision: number; body: string }, now: number): void {
-    this.webhooks.outbox.enqueue({
-      id: s.deliveryId,
-      webhook,
-      eventId: s.eventId,
-      recordingId,
-      revision: s.revision,
-      kind: 'rule',
-      body: s.body,
-      now,
-    });
+    if (rules.captureInput !== row.capture_input) return null;
+    return ruleDelivery(webhook, row.id, { deliveryId: e.delivery_id, eventId: e.event_id, revision: e.revision, body: e.body }, now);
   }
 
   private activeSubscription(e: CaptureEvaluationRow): WebhookRow | undefined {
-    const w = this.webhooks.store.byId(e.webhook_id);
+    const w = this.webhooks.byId(e.webhook_id);
     return w && w.status === 'active' && isRuleSubscription(w) ? w : undefined;
   }
 }
+
+const ruleDelivery = (webhook: WebhookRow, recordingId: string, s: { deliveryId: string; eventId: string; revision: number; body: string }, now: number): RuleDelivery => ({
+  id: s.deliveryId,
+  webhook,
+  eventId: s.eventId,
+  recordingId,
+  revision: s.revision,
+  kind: 'rule',
+  body: s.body,
+  now,
+});
 
 /**
  * The command of a rule delivery when kind and prefix match (the transcript after the prefix,

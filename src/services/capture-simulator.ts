@@ -36,7 +36,7 @@ export function simulateCapture(s: Services, c: SimulatedCapture): RecordingRow 
     throw new AppError('invalid_request', `--input ${c.input} is not an input of ${device.id} (a ${device.model}: ${inputs.join(', ')})`);
   }
   if (c.transcript.trim() === '') throw new AppError('invalid_request', '--transcript must not be empty');
-  const type = s.deviceSettings.typeForInput(c.accountId, device.id, c.input);
-  const { row: pending } = s.recordings.create(principal, { type, deviceId: device.id, captureInput: c.input }, `simulate-${randomUUID()}`);
+  // As over v1, the type sent is overridden: RecordingService lets the input mapping decide it.
+  const { row: pending } = s.recordings.create(principal, { type: 'memo', deviceId: device.id, captureInput: c.input }, `simulate-${randomUUID()}`);
   return s.recordings.update(principal, pending.id, { transcript: c.transcript }, pending.revision);
 }

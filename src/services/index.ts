@@ -7,8 +7,10 @@ import { DeviceSettingsService } from './device-settings';
 import { DeviceService } from './devices';
 import { EventService } from './events';
 import { EventHub } from './event-stream';
+import { CaptureEvaluationStore } from '../store/capture-evaluation-store';
+import { ManualDeliveryService } from './manual-delivery';
+import { Outbox } from './outbox';
 import { RecordingService } from './recordings';
-import { createTextDelivery } from './text-delivery';
 import { WebhookLogService } from './webhook-log';
 import { createWebhookService } from './webhooks';
 
@@ -17,17 +19,22 @@ export function createServices(core: Core) {
   const devices = new DeviceService(core);
   const deviceSettings = new DeviceSettingsService(core, devices);
   const events = new EventService(core);
-  const recordings = new RecordingService(core, events);
+  const recordings = new RecordingService(core, events, deviceSettings);
   /** Background workers started by `serve` (the index merger; the delivery scheduler registers here). */
   const workers: Worker[] = [recordings.merger];
-  const webhooks = createWebhookService(core, events, workers);
-  const textDelivery = createTextDelivery(core, recordings, webhooks);
+  const webhooks = createWebhookService(core, workers);
+  const evaluations = new CaptureEvaluationStore(core.db);
+  // What each event and change queues for webhooks, in the transaction of the change.
+  const outbox = new Outbox(core, { webhooks: webhooks.store, deliveries: webhooks.deliveries, recordings: recordings.store, evaluations, nudge: webhooks.scheduler.nudge });
+  events.onEvent((event) => outbox.onEvent(event));
+  recordings.onChange((before, after) => outbox.onChange(before, after));
+  const manualDelivery = new ManualDeliveryService(core, recordings, webhooks, outbox, evaluations);
   // A subscription's delivery log and test sends (v1 routes of the web app).
-  const webhookLog = new WebhookLogService(core, webhooks);
+  const webhookLog = new WebhookLogService(core, webhooks, outbox);
   /** Live event streams; a worker so that shutdown ends them. */
   const eventHub = new EventHub(core, events);
   workers.push(eventHub);
-  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, webhookLog, textDelivery, eventHub };
+  return { core, auth, devices, deviceSettings, events, recordings, workers, webhooks, outbox, manualDelivery, webhookLog, eventHub };
 }
 
 export type Services = ReturnType<typeof createServices>;

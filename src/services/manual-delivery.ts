@@ -9,15 +9,13 @@
 // recording changed (once it is deleted: 410); with another selection it is 409 idempotency_conflict.
 import type { Core } from '../context';
 import { AppError, invalid } from '../errors';
-import { newId } from '../ids';
 import type { Principal } from '../permissions';
 import type { CaptureEvaluationStore } from '../store/capture-evaluation-store';
 import type { DeliveryRow, DeliveryStatus } from '../store/delivery-store';
+import { MANUAL_TYPE, type Outbox } from './outbox';
 import type { RecordingService } from './recordings';
-import { textPayloadBody } from './text-payload';
 import type { WebhookService } from './webhooks';
 
-export const MANUAL_TYPE = 'recording.manual';
 export const MAX_DELIVERY_KEY = 128;
 
 export interface DeliveryJson {
@@ -52,6 +50,7 @@ export class ManualDeliveryService {
     private readonly core: Core,
     private readonly recordings: RecordingService,
     private readonly webhooks: WebhookService,
+    private readonly outbox: Outbox,
     private readonly evaluations: CaptureEvaluationStore,
   ) {}
 
@@ -74,16 +73,7 @@ export class ManualDeliveryService {
         throw new AppError('revision_conflict', `expectedRevision ${input.expectedRevision} is stale: recording ${row.id} is at revision ${row.revision}; read it again`);
       }
       if (row.text_saved === 0) throw new AppError('not_editable', 'this capture is still pending: there is nothing to send until the app saves its text');
-      const now = this.core.clock.now();
-      const id = newId('dlv');
-      const eventId = newId('manual');
-      const body =
-        webhook.payload_mode === 'text'
-          ? textPayloadBody(this.core.config, { deliveryId: id, type: MANUAL_TYPE, eventId, createdAt: now, revision: row.revision, row })
-          : JSON.stringify({ id: eventId, type: MANUAL_TYPE, recordingId: row.id, revision: row.revision, createdAt: now });
-      this.webhooks.outbox.enqueue({
-        id, webhook, eventId, recordingId: row.id, revision: row.revision, kind: 'manual', body, now, idempotencyKey: key,
-      });
+      const id = this.outbox.queueManual(webhook, row, key, this.core.clock.now());
       return { delivery: this.json(this.webhooks.deliveries.get(id)!), replayed: false };
     });
   }

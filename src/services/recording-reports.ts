@@ -5,6 +5,7 @@
 import type { Core } from '../context';
 import { AppError } from '../errors';
 import type { Principal } from '../permissions';
+import { checkCaptureMetadata, type InputMappings } from './capture-metadata';
 import { checkProcessingMove } from './processing-status';
 import { checkAudioId, checkOpaqueId } from './recording-input';
 import { audioRefs, checkRevision, type RecordingRow, type RecordingStatus } from './recording-model';
@@ -30,20 +31,14 @@ export interface ReportTarget {
   saveChange(before: RecordingRow, after: RecordingRow, now: number): void;
 }
 
-/**
- * Sees the capture metadata a report leaves on the recording (deviceId, captureInput after the
- * report) before it is stored, and throws to refuse it (v1: the device/input check of a create).
- */
-export type CaptureCheck = (capture: { deviceId: string | null; captureInput: string | null }) => void;
-
 export class RecordingReports {
   constructor(
     private readonly core: Core,
     private readonly target: ReportTarget,
+    private readonly mappings: InputMappings,
   ) {}
 
-  /** `checkCapture` may refuse the capture metadata the report sets (see CaptureCheck). */
-  processing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number, checkCapture?: CaptureCheck): RecordingRow {
+  processing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number): RecordingRow {
     if (report.captureInput !== undefined) checkOpaqueId('captureInput', report.captureInput);
     if (report.deviceId !== undefined) checkOpaqueId('deviceId', report.deviceId);
     return this.core.writer.write(() => {
@@ -58,8 +53,9 @@ export class RecordingReports {
         // Capture metadata reported by the app itself makes this a native capture.
         if (principal.kind === 'session') after.native = 1;
       }
-      if (checkCapture && (after.capture_input !== before.capture_input || after.device_id !== before.device_id)) {
-        checkCapture({ deviceId: after.device_id, captureInput: after.capture_input });
+      // Capture metadata the report sets passes the device/input check of a create.
+      if (after.capture_input !== before.capture_input || after.device_id !== before.device_id) {
+        checkCaptureMetadata(this.mappings, principal, { deviceId: after.device_id, captureInput: after.capture_input });
       }
       return this.save(before, after);
     });

@@ -21,26 +21,22 @@ import { AppError, invalid, notFound } from '../errors';
 import type { Principal } from '../permissions';
 import { RecordingSearchStore } from '../store/recording-search-store';
 import { RecordingStore } from '../store/recording-store';
-import type { RecordingType } from './device-inputs';
+import { captureType, checkEchoedFields, type EchoedFields, type InputMappings } from './capture-metadata';
 import type { EventService } from './events';
 import { IndexMerger } from './index-merger';
 import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
-import { RecordingReports, type AudioReport, type CaptureCheck, type ProcessingReport } from './recording-reports';
+import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
 import { listPage, type ListInput } from './recording-search';
 import { SearchTerms } from './search-terms';
 
 /** Called inside the writing transaction with the row before (null on create) and after. */
 export type ChangeListener = (before: RecordingRow | null, after: RecordingRow) => void;
 
-export interface CreateOptions {
-  /**
-   * Decides the type of a new recording (v1 app captures: the input mapping of the input that
-   * started it). Called only when a row is created, never on a replay, so a retry after a
-   * settings change still replays; the body hash stays that of the input as sent.
-   */
-  resolveType?: (input: CreateInput) => RecordingType;
+export interface EditOptions {
+  /** Fixed fields sent back as read (v1 PUT): each must equal the stored value, else 409 immutable_field. */
+  echoed?: EchoedFields | undefined;
 }
 
 export interface CreateResult {
@@ -63,6 +59,8 @@ export class RecordingService {
   constructor(
     private readonly core: Core,
     private readonly events: EventService,
+    /** The device input mappings: they decide an app capture's type and check its metadata. */
+    private readonly mappings: InputMappings,
   ) {
     this.store = new RecordingStore(core.db);
     this.searchStore = new RecordingSearchStore(core.db);
@@ -81,7 +79,7 @@ export class RecordingService {
     this.reports = new RecordingReports(core, {
       get: (principal, id) => this.get(principal, id),
       saveChange: (before, after, now) => this.saveReported(before, after, now),
-    });
+    }, mappings);
   }
 
   /** Registers a hook run inside every recording write (e.g. the capture-rule engine). */
@@ -93,17 +91,17 @@ export class RecordingService {
    * Creates a recording, or replays the one this key (or this externalId) created before.
    * Keys and external ids belong to the caller's integration identity.
    */
-  create(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions = {}): CreateResult {
-    return this.core.writer.write(this.creation(principal, input, idempotencyKey, options));
+  create(principal: Principal, input: CreateInput, idempotencyKey: string): CreateResult {
+    return this.core.writer.write(this.creation(principal, input, idempotencyKey));
   }
 
   /** create(), committed in one transaction with other requests' writes (Writer.writeGrouped). */
-  async createGrouped(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions = {}): Promise<CreateResult> {
-    return this.core.writer.writeGrouped(this.creation(principal, input, idempotencyKey, options));
+  async createGrouped(principal: Principal, input: CreateInput, idempotencyKey: string): Promise<CreateResult> {
+    return this.core.writer.writeGrouped(this.creation(principal, input, idempotencyKey));
   }
 
   /** Checks the input now; returns the transaction that creates or replays. */
-  private creation(principal: Principal, input: CreateInput, idempotencyKey: string, options: CreateOptions): () => CreateResult {
+  private creation(principal: Principal, input: CreateInput, idempotencyKey: string): () => CreateResult {
     if (idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
       throw invalid(`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
     }
@@ -121,7 +119,9 @@ export class RecordingService {
           return { row, replayed: true };
         }
       }
-      const row = newRow(this.store, principal, options.resolveType ? { ...input, type: options.resolveType(input) } : input, hash, now);
+      // The type is decided only when a row is created, never on a replay, so a retry after a
+      // settings change still replays; the body hash stays that of the input as sent.
+      const row = newRow(this.store, principal, { ...input, type: captureType(this.mappings, principal, input) }, hash, now);
       this.store.insert(row);
       this.store.insertKey(principal.integrationId, idempotencyKey, row.seq, now);
       this.indexed(row.title, row.transcript);
@@ -140,19 +140,21 @@ export class RecordingService {
   }
 
   /** Edits title, transcript, summary and pinned. A patch that changes nothing keeps the revision. */
-  update(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number): RecordingRow {
-    return this.core.writer.write(this.edit(principal, id, patch, expectedRevision));
+  update(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number, options: EditOptions = {}): RecordingRow {
+    return this.core.writer.write(this.edit(principal, id, patch, expectedRevision, options));
   }
 
   /** update(), committed in one transaction with other requests' writes (Writer.writeGrouped). */
-  async updateGrouped(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number): Promise<RecordingRow> {
-    return this.core.writer.writeGrouped(this.edit(principal, id, patch, expectedRevision));
+  async updateGrouped(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number, options: EditOptions = {}): Promise<RecordingRow> {
+    return this.core.writer.writeGrouped(this.edit(principal, id, patch, expectedRevision, options));
   }
 
-  private edit(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number): () => RecordingRow {
+  private edit(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number, options: EditOptions): () => RecordingRow {
     checkPatch(patch);
     return () => {
       const before = this.get(principal, id);
+      // Compared with the row this transaction writes, so a change committed in between counts.
+      if (options.echoed) checkEchoedFields(before, options.echoed);
       this.checkEditable(principal, before);
       const fixed = immutableFieldIn(patch);
       if (fixed) throw new AppError('immutable_field', `${fixed}: cannot be changed after creation; editable are title, transcript, summary, pinned`);
@@ -239,8 +241,8 @@ export class RecordingService {
   }
 
   /** v1 processing report of the importing application (recording-reports.ts). */
-  reportProcessing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number, checkCapture?: CaptureCheck): RecordingRow {
-    return this.reports.processing(principal, id, report, expectedRevision, checkCapture);
+  reportProcessing(principal: Principal, id: string, report: ProcessingReport, expectedRevision?: number): RecordingRow {
+    return this.reports.processing(principal, id, report, expectedRevision);
   }
 
   /** v1 audio report: adds (available) or removes one local-file reference of a memo (recording-reports.ts). */

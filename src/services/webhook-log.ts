@@ -2,18 +2,14 @@
 // webhook. The log reads the outbox rows themselves, so it is exactly what was (or will be) sent.
 //
 // A test send is a real delivery through the normal queue (claimed by the scheduler, signed at
-// send time, retried on failure) whose body is `{ id: "test_…", type: "webhook.test", createdAt }`
-// in both payload modes. It is about no recording: its row keeps recording_id '' (the column is
-// NOT NULL in databases of earlier releases) and kind 'manual' (a send someone asked for), and
-// the log shows recordingId null.
+// send time, retried on failure); the outbox decides its body (Outbox.queueTest). It is about no
+// recording, and the log shows recordingId null.
 import type { Core } from '../context';
 import { AppError, invalid } from '../errors';
-import { newId } from '../ids';
 import type { DeliveryLogPosition, DeliveryRow, DeliveryStatus } from '../store/delivery-store';
-import { MANUAL_TYPE } from './manual-delivery';
+import { MANUAL_TYPE, TEST_TYPE, type Outbox } from './outbox';
 import type { WebhookService } from './webhooks';
 
-export const TEST_TYPE = 'webhook.test';
 export const DEFAULT_LOG_PAGE = 50;
 export const MAX_LOG_PAGE = 100;
 
@@ -74,6 +70,7 @@ export class WebhookLogService {
   constructor(
     private readonly core: Core,
     private readonly webhooks: WebhookService,
+    private readonly outbox: Outbox,
   ) {}
 
   /** One page of the subscription's deliveries, newest first; nextCursor null on the last page. */
@@ -94,12 +91,7 @@ export class WebhookLogService {
     return this.core.writer.write(() => {
       const webhook = this.webhooks.get(accountId, webhookId);
       if (webhook.status !== 'active') throw new AppError('webhook_disabled', `webhook ${webhook.id} is disabled and receives no new sends`);
-      const now = this.core.clock.now();
-      const eventId = newId('test');
-      const id = this.webhooks.outbox.enqueue({
-        webhook, eventId, recordingId: '', revision: 0, kind: 'manual', now,
-        body: JSON.stringify({ id: eventId, type: TEST_TYPE, createdAt: now }),
-      });
+      const id = this.outbox.queueTest(webhook, this.core.clock.now());
       return loggedJson(this.webhooks.deliveries.get(id)!, null);
     });
   }

@@ -1,8 +1,7 @@
-// Webhook subscriptions (spec "webhook subscription", CONTRACT §5-6) and the wiring of the outbox
-// and the delivery scheduler. Secrets are derived from the master secret, never stored.
+// Webhook subscriptions (spec "webhook subscription", CONTRACT §5-6) and the delivery scheduler
+// that sends what the outbox (outbox.ts) queues. Secrets are derived from the master secret, never stored.
 import type { Core } from '../context';
 import { checkWebhookDestination, parseAllowList, systemResolver } from '../delivery/destination-guard';
-import { Outbox } from '../delivery/outbox';
 import { DeliveryScheduler, type SchedulerOptions } from '../delivery/scheduler';
 import { deriveWebhookSecret } from '../delivery/signing';
 import { AppError, notFound } from '../errors';
@@ -10,7 +9,7 @@ import { newId } from '../ids';
 import type { Worker } from '../worker';
 import { DeliveryStore } from '../store/delivery-store';
 import { WebhookStore, type WebhookRow } from '../store/webhook-store';
-import type { EventService, EventType } from './events';
+import type { EventType } from './events';
 import { type PayloadMode, type ValidWebhookInput, type WebhookInput, type WebhookRules, validateWebhookInput } from './webhook-input';
 
 export const MAX_ACTIVE_WEBHOOKS = 10;
@@ -39,8 +38,6 @@ export class WebhookService {
   readonly store: WebhookStore;
   readonly deliveries: DeliveryStore;
   readonly scheduler: DeliveryScheduler;
-  readonly outbox: Outbox;
-  /** Per-subscription delivery log and test sends (the web app's webhook page). */
 
   constructor(
     private readonly core: Core,
@@ -49,7 +46,6 @@ export class WebhookService {
     this.store = new WebhookStore(core.db);
     this.deliveries = new DeliveryStore(core.db);
     this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store, { resolver: core.resolver, ...schedulerOptions });
-    this.outbox = new Outbox(core, this.store, this.deliveries, this.scheduler.nudge);
   }
 
   /**
@@ -122,10 +118,9 @@ export class WebhookService {
   }
 }
 
-/** Builds the webhook service, hooks the outbox into every event and registers the scheduler. */
-export function createWebhookService(core: Core, events: EventService, workers: Worker[]): WebhookService {
+/** Builds the webhook service and registers its delivery scheduler. */
+export function createWebhookService(core: Core, workers: Worker[]): WebhookService {
   const webhooks = new WebhookService(core);
-  events.onEvent((event) => webhooks.outbox.onEvent(event));
   workers.push(webhooks.scheduler);
   return webhooks;
 }

@@ -45,7 +45,7 @@ const ManualBody = v.strictObject({
 });
 
 export function registerDeliveriesV1(r: ApiRouter, deps: HttpDeps): void {
-  const { manual } = deps.services.textDelivery;
+  const manual = deps.services.manualDelivery;
   r.add(
     {
       method: 'post', path: '/recordings/{id}/deliveries', operationId: 'createDelivery', tag: 'deliveries', access: 'session',
@@ -86,6 +86,6 @@ export function registerDeliveriesV1(r: ApiRouter, deps: HttpDeps): void {
         410: { description: 'The recording was deleted' },
       },
     },
-    (c, { params, principal }) => c.json(deps.services.textDelivery.manual.status(principal, params.id)),
+    (c, { params, principal }) => c.json(deps.services.manualDelivery.status(principal, params.id)),
   );
 }

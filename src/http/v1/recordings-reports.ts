@@ -19,7 +19,7 @@ const common = {
 };
 
 export function registerRecordingReportsV1(r: ApiRouter, deps: HttpDeps): void {
-  const { recordings, deviceSettings } = deps.services;
+  const { recordings } = deps.services;
   r.add(
     {
       method: 'put', path: '/recordings/{id}/processing', operationId: 'putProcessing', tag: 'recordings', access: { permission: 'recordings:write' },
@@ -35,12 +35,7 @@ export function registerRecordingReportsV1(r: ApiRouter, deps: HttpDeps): void {
     },
     (c, { params, body, principal }) => {
       const expected = ifMatch(c, false);
-      // The app's capture metadata, late or not, passes the check a create with it passes
-      // (createRecording's captureType): a known device, and an input that device has.
-      const checkCapture = ({ deviceId, captureInput }: { deviceId: string | null; captureInput: string | null }) => {
-        if (principal.kind === 'session' && captureInput !== null) deviceSettings.typeForInput(principal.accountId, deviceId, captureInput);
-      };
-      const row = recordings.reportProcessing(principal, params.id, body, expected, checkCapture);
+      const row = recordings.reportProcessing(principal, params.id, body, expected);
       c.header('ETag', etag(row.revision));
       return c.json(writtenV1(principal, row));
     },

@@ -2,11 +2,8 @@
 // getRecording, updateRecording (PUT), deleteRecording. Every success is 200. The rules live in
 // RecordingService, shared with v2, so a write here is a v2 write too (reads, feed, webhooks).
 import * as v from 'valibot';
-import { AppError, invalid } from '../../errors';
-import type { Principal } from '../../permissions';
+import { invalid } from '../../errors';
 import type { CreateInput } from '../../services/recording-input';
-import type { RecordingRow } from '../../services/recording-model';
-import type { Services } from '../../services';
 import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
 import { recordingsPage } from '../page-answer';
@@ -34,42 +31,8 @@ function listInput(q: Omit<ListV1, 'limit'>, limit: number) {
   };
 }
 
-/**
- * An app capture's type is decided by the input mapping of the input that started it (spec
- * "What the service does" 5): for a session create with captureInput, `kind` is overridden by the
- * device's current mapping (or the input's default without a device).
- */
-function captureType(services: Services, principal: Principal) {
-  return (input: CreateInput) => {
-    if (principal.kind !== 'session' || input.captureInput === undefined) return input.type;
-    const type = services.deviceSettings.typeForInput(principal.accountId, input.deviceId ?? null, input.captureInput);
-    if (type === 'clip' && (input.audio?.length ?? 0) > 0) {
-      throw invalid(`audio: the ${input.captureInput} input makes this capture a clip, which keeps no audio`);
-    }
-    return type;
-  };
-}
-
-/** PUT may echo the fixed fields; only a different value is refused. */
-function checkFixed(row: RecordingRow, body: v.InferOutput<typeof PutV1Body>): void {
-  const fixed: Array<[string, unknown, unknown]> = [
-    ['kind', body.kind, row.type],
-    ['recordedAt', body.recordedAt, row.recorded_at],
-    ['externalId', body.externalId, row.external_id],
-    ['deviceId', body.deviceId, row.device_id],
-    ['source', body.source, row.source],
-    ['captureInput', body.captureInput, row.capture_input],
-  ];
-  for (const [field, sent, stored] of fixed) {
-    if (sent !== undefined && sent !== stored) {
-      throw new AppError('immutable_field', `${field}: cannot be changed by an edit; editable are title, transcript, summary, pinned`);
-    }
-  }
-}
-
 export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
-  const { services } = deps;
-  const { recordings } = services;
+  const { recordings } = deps.services;
   r.add(
     {
       method: 'get', path: '/recordings', operationId: 'listRecordings', tag: 'recordings', access: { permission: 'recordings:read' },
@@ -108,7 +71,8 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
     async (c, { body, principal }) => {
       const { kind, ...rest } = body;
       const input: CreateInput = { ...rest, type: kind };
-      const { row, replayed } = await recordings.createGrouped(principal, input, idempotencyKey(c, V1_IDEMPOTENCY_MAX, 'new recording'), { resolveType: captureType(services, principal) });
+      // With captureInput from a session, the input mapping decides the type (RecordingService).
+      const { row, replayed } = await recordings.createGrouped(principal, input, idempotencyKey(c, V1_IDEMPOTENCY_MAX, 'new recording'));
       c.header('ETag', etag(row.revision));
       c.header('Location', `/api/v1/recordings/${row.id}`);
       if (replayed) c.header('Idempotent-Replayed', 'true');
@@ -160,11 +124,10 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
     },
     async (c, { params, body, principal }) => {
       // Read first: an unknown or deleted recording is 404/410 with or without If-Match.
-      const before = recordings.get(principal, params.id);
+      recordings.get(principal, params.id);
       const expected = ifMatch(c, true);
-      checkFixed(before, body);
-      const { title, transcript, summary, pinned } = body;
-      const row = await recordings.updateGrouped(principal, params.id, { title, transcript, summary, pinned }, expected);
+      const { title, transcript, summary, pinned, ...echoed } = body;
+      const row = await recordings.updateGrouped(principal, params.id, { title, transcript, summary, pinned }, expected, { echoed });
       c.header('ETag', etag(row.revision));
       return c.json(writtenV1(principal, row));
     },
