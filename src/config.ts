@@ -82,7 +82,7 @@ export type Config = {
   metricsToken: string | undefined;
   /** Request and delivery log lines: readable text, or one JSON object a line for log shippers. */
   logFormat: 'text' | 'json';
-  /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (CONTRACT §11). */
+  /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (docs/decisions.md §11). */
   durability: 'full' | 'normal';
 };
 

@@ -1,4 +1,4 @@
-// Conformance: create headers (CONTRACT §5 Location, ETag, Idempotent-Replayed), the event feed
+// Conformance: create headers (docs/decisions.md §5 Location, ETag, Idempotent-Replayed), the event feed
 // and webhook payloads carrying exactly their listed fields and never text (spec "event
 // notification (default payload)", "text payload", Feed 4), and the ten-subscription limit
 // counting every active subscription (spec Webhook delivery 7).
@@ -21,7 +21,7 @@ async function subscribe(h: Harness, version: 'v1' | 'v2', body: Record<string, 
   return res.json.webhook.id;
 }
 
-describe('CONTRACT §5: create headers', () => {
+describe('docs/decisions.md §5: create headers', () => {
   it('a first create has Location (which reads the recording back) and ETag, and no Idempotent-Replayed; only the replay carries it', async () => {
     const h = harness();
     const key = h.key();

@@ -1,4 +1,4 @@
-// Admin commands: accounts, sessions, keys, devices (CONTRACT §2, §12).
+// Admin commands: accounts, sessions, keys, devices (docs/decisions.md §2, §12).
 import type { Command } from 'commander';
 import { keyMetadata } from '../services/auth';
 import { print, table, type CommonOpts } from './output';

@@ -1,4 +1,4 @@
-// `reclib listen --url URL --forward-to URL [--events a,b]` (CONTRACT §10): test a webhook
+// `reclib listen --url URL --forward-to URL [--events a,b]` (docs/decisions.md §10): test a webhook
 // consumer on a laptop without a public HTTPS address. It follows the server's live event stream
 // (GET /api/v2/events/stream, key from RECLIB_API_KEY) and POSTs each event to --forward-to,
 // signed by the same module as real deliveries (Service-Signature and the Standard Webhooks

@@ -17,7 +17,7 @@ export const common = (cmd: Command): Command =>
     .option('--json', 'print exactly one JSON object on stdout (errors as {"error":{"code","message"}} on stderr)');
 
 /**
- * Opens the runtime an admin command works on. The database file must exist (CONTRACT §12: a
+ * Opens the runtime an admin command works on. The database file must exist (docs/decisions.md §12: a
  * mistyped --db is an error, and nothing is created, not even the master secret) unless
  * `createDb` (accounts create, the first command of a new library).
  */

@@ -1,4 +1,4 @@
-// `reclib webhooks create|list|disable` (CONTRACT §2): the same service as POST/GET/DELETE
+// `reclib webhooks create|list|disable` (docs/decisions.md §2): the same service as POST/GET/DELETE
 // /api/v2/webhooks, on the database file directly.
 import type { Command } from 'commander';
 import { webhookJson } from '../services/webhooks';

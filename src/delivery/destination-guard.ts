@@ -1,4 +1,4 @@
-// SSRF guard for webhook destinations (CONTRACT §1 --webhook-allow, §6). A destination must be a
+// SSRF guard for webhook destinations (docs/decisions.md §1 --webhook-allow, §6). A destination must be a
 // public unicast address over https on port 443 unless the operator listed it in --webhook-allow.
 // The URL is checked at subscription creation and again at send time; hostnames are checked
 // against the address the socket actually connects to (guardedLookup), so DNS rebinding between
@@ -202,7 +202,7 @@ export interface WebhookTarget {
 /**
  * checkWebhookUrl, except for a hostname URL that breaks only the https/443 rule (or names
  * localhost) while the allow list has ranges: a CIDR entry matches the resolved address too
- * (CONTRACT §1), so such a URL is a listed destination when every address its host resolves to
+ * (docs/decisions.md §1), so such a URL is a listed destination when every address its host resolves to
  * lies in a listed range. That is left to the lookup: `rangeOnly` says every resolved address must
  * be in a listed range. (`byResolvedAddress` false: the text alone decides, as checkWebhookUrl.)
  */

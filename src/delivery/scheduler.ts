@@ -1,4 +1,4 @@
-// The delivery scheduler (spec "Webhook delivery" 4, CONTRACT §1): claims due deliveries as
+// The delivery scheduler (docs/decisions.md §6, §1): claims due deliveries as
 // leases, at most `deliveryPerMinute` claims in any 60 s and `deliveryConcurrency` in flight,
 // sends each with the stored body signed at send time, and records every attempt.
 //
@@ -8,7 +8,7 @@
 // late finisher with an old token changes nothing. The per-minute window counts attempt rows, so
 // it survives restarts.
 //
-// Fairness (CONTRACT §12): the slots are shared by subscriptions, not by due time. A subscription
+// Fairness (docs/decisions.md §12): the slots are shared by subscriptions, not by due time. A subscription
 // has at most one send in flight; each tick claims the oldest due delivery of each subscription
 // that has none, least recently claimed subscription first (round robin); and a subscription whose
 // last attempt got no answer at all (timeout, refused connection, blocked destination) waits that

@@ -1,4 +1,4 @@
-// Delivery signatures (CONTRACT §6). One delivery carries two signatures over the same bytes so
+// Delivery signatures (docs/decisions.md §6). One delivery carries two signatures over the same bytes so
 // receivers can use either Stripe's verifier (Service-Signature, keyed with the secret string) or
 // a Standard Webhooks library (webhook-signature, keyed with the decoded secret bytes).
 import { createHmac } from 'node:crypto';

@@ -1,4 +1,4 @@
-// `reclib export` (CONTRACT §11): an account's live recordings as files a person can read without
+// `reclib export` (docs/decisions.md §11): an account's live recordings as files a person can read without
 // reclib. Idempotent: a rerun rewrites only the notes that changed and removes the notes of
 // recordings deleted since, and only files an export wrote (a note starts with reclib's front
 // matter and its own id; recordings.jsonl holds recording JSON); nothing else in DIR is touched.

@@ -7,7 +7,7 @@ import { PAGE_BYTES } from '../services/recording-search';
 
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
-/** A path or reference id: 1-256 chars of the spec's pattern. */
+/** A path or reference id: 1-256 chars of the id pattern (docs/decisions.md §20). */
 export const Id = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),

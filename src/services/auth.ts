@@ -1,4 +1,4 @@
-// Accounts, API keys and sessions (CONTRACT §3). Secrets are returned once and only their
+// Accounts, API keys and sessions (docs/decisions.md §3). Secrets are returned once and only their
 // SHA-256 is stored; passwords use scrypt.
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Core } from '../context';
@@ -90,7 +90,7 @@ export class AuthService {
   }
 
   /**
-   * Account names are unique regardless of case (they sign in, CONTRACT §8). The check runs in the
+   * Account names are unique regardless of case (they sign in, docs/decisions.md §8). The check runs in the
    * write transaction, so two creators (server and CLI) cannot both take a name. Databases from
    * before the rule may hold duplicates: they are kept, and signing in by such a name is refused.
    */
@@ -187,7 +187,7 @@ export class AuthService {
   }
 
   /**
-   * Password login by account id or account name (CONTRACT §8). The same error for an unknown
+   * Password login by account id or account name (docs/decisions.md §8). The same error for an unknown
    * account and a wrong password, and the same work (one scrypt) for both. `countAttempt` is
    * called with the attempt's budget key before the password is checked: the account id when
    * `account` names one account (so its id and its name, in any case, share one budget), else

@@ -1,4 +1,4 @@
-// The spec's device inputs: which inputs each model has and the type each one captures by default.
+// Device inputs (docs/decisions.md §15): which inputs each model has and the type each one captures by default.
 // Pure: the settings service, capture code and webhook rules share these tables.
 import { invalid } from '../errors';
 import type { DeviceModel } from './devices';
@@ -20,7 +20,7 @@ export const INPUT_DEFAULTS: Readonly<Record<InputName, RecordingType>> = {
   appRecord: 'memo',
 };
 
-/** The ring has gestures; pin and pendant have a physical record button (CONTRACT §2). */
+/** The ring has gestures; pin and pendant have a physical record button (docs/decisions.md §2). */
 export const MODEL_INPUTS: Readonly<Record<DeviceModel, readonly InputName[]>> = {
   ring: ['hold', 'doubleTap', 'tripleTap', 'appRecord'],
   pin: ['recordButton', 'appRecord'],

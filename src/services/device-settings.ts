@@ -1,6 +1,6 @@
-// Per-device input settings, kept as immutable input-mapping revisions (CONTRACT §7). The newest
+// Per-device input settings, kept as immutable input-mapping revisions (docs/decisions.md §7). The newest
 // revision of a device (by createdAt, then insertion order) is its v2 settings; a device without
-// one uses the spec's defaults. devices.settings_revision is the settings ETag and advances
+// one uses the defaults of docs/decisions.md §15. devices.settings_revision is the settings ETag and advances
 // whenever the effective mapping changes, whether through a v2 PATCH or a v1 merge, so a v2
 // client holding an old ETag cannot overwrite a change it has not seen.
 import type { Core } from '../context';

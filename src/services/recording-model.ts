@@ -70,7 +70,7 @@ export interface RecordingRow {
   deleted_at: number | null;
 }
 
-/** The v2 recording (spec "recording (v2)", CONTRACT §5), fields in the spec's order. */
+/** The v2 recording (spec "recording (v2)", docs/decisions.md §5), fields in the spec's order. */
 export interface RecordingJson {
   id: string;
   type: RecordingType;

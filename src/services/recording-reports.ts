@@ -1,4 +1,4 @@
-// v1 reports of the importing application (spec v1 note 1, CONTRACT §7): its processing state with
+// v1 reports of the importing application (docs/decisions.md §7, §21): its processing state with
 // capture metadata (which may arrive after the transcript and is fixed once set) and its local
 // audio references. Only the application that imported a recording may report on it. A report
 // that repeats what is stored changes nothing (no revision, no event), like a no-op edit.

@@ -1,4 +1,4 @@
-// Webhook subscriptions (spec "webhook subscription", CONTRACT §5-6) and the wiring of the outbox
+// Webhook subscriptions (docs/decisions.md §18, §5-6) and the wiring of the outbox
 // and the delivery scheduler. Secrets are derived from the master secret, never stored.
 import type { Core } from '../context';
 import { checkWebhookDestination, parseAllowList, systemResolver } from '../delivery/destination-guard';

@@ -1,7 +1,7 @@
 // The webhook destination is judged with DNS when a subscription is created (a hostname that
 // resolves to a private address is refused at once), and a --webhook-allow CIDR matches the
 // resolved address of a hostname, so a hostname inside a listed range may use http and any port
-// (CONTRACT §1 --webhook-allow, §6), at creation and at send time.
+// (docs/decisions.md §1 --webhook-allow, §6), at creation and at send time.
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, test } from 'node:test';

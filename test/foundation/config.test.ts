@@ -1,4 +1,4 @@
-// CONTRACT §1: every setting is a flag and an environment variable, flags win, the defaults are
+// docs/decisions.md §1: every setting is a flag and an environment variable, flags win, the defaults are
 // the contract's, and a bad value stops the program with a clear message and exit code 2.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { runCli } from '../helpers/bundle';
 
 describe('configuration: flags, environment, defaults', () => {
-  it('the defaults are those of CONTRACT §1', () => {
+  it('the defaults are those of docs/decisions.md §1', () => {
     const c = loadConfig({}, {});
     assert.deepEqual(c, {
       db: './data/reclib.db',

@@ -1,4 +1,4 @@
-// v1 listDevices: the same devices as v2 (CONTRACT §7 `{ devices }`).
+// v1 listDevices: the same devices as v2 (docs/decisions.md §7 `{ devices }`).
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { DevicesResponse } from '../v2/devices';

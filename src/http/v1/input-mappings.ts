@@ -1,5 +1,5 @@
 // v1 getInputMappings / putInputMappings: the app's input-mapping history as immutable
-// revisions (CONTRACT §7). The newest revision of a device is what v2 settings show and edit.
+// revisions (docs/decisions.md §7). The newest revision of a device is what v2 settings show and edit.
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';

@@ -1,4 +1,4 @@
-// v1 /tokens: the same objects as v2 keys, with "scopes" for "permissions" (CONTRACT §3).
+// v1 /tokens: the same objects as v2 keys, with "scopes" for "permissions" (docs/decisions.md §3).
 import * as v from 'valibot';
 import type { KeyMetadata } from '../../services/auth';
 import type { HttpDeps } from '../env';

@@ -1,4 +1,4 @@
-// v1 subscription management for the web app (CONTRACT §8): every subscription of both payload
+// v1 subscription management for the web app (docs/decisions.md §8): every subscription of both payload
 // modes, disabling one, its delivery log (newest first, cursor) and a test send. Session only,
 // like POST /webhooks. The rules live in WebhookService and WebhookLogService.
 import * as v from 'valibot';

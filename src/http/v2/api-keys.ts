@@ -1,4 +1,4 @@
-// v2 /api-keys: session-only key management (CONTRACT §3).
+// v2 /api-keys: session-only key management (docs/decisions.md §3).
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';

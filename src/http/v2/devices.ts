@@ -1,4 +1,4 @@
-// v2 /devices and /devices/{id}/settings (spec "device settings", CONTRACT §5).
+// v2 /devices and /devices/{id}/settings (docs/decisions.md §15, §5).
 import * as v from 'valibot';
 import { INPUT_NAMES, RECORDING_TYPES, type InputName } from '../../services/device-inputs';
 import { DEVICE_MODELS } from '../../services/devices';

@@ -1,4 +1,4 @@
-// v2 GET /events: the account's recording events after an opaque cursor (CONTRACT §5).
+// v2 GET /events: the account's recording events after an opaque cursor (docs/decisions.md §5).
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import { jsonAnswer, type ApiRouter } from '../router';

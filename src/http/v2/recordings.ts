@@ -1,5 +1,5 @@
-// v2 /recordings: create, read, edit, delete and search (spec "Rules for the recording endpoints",
-// CONTRACT §5). The rules live in RecordingService; this file only maps HTTP to it. Writes use the
+// v2 /recordings: create, read, edit, delete and search (docs/decisions.md §14,
+// §5). The rules live in RecordingService; this file only maps HTTP to it. Writes use the
 // grouped variants: concurrent requests share one commit (src/db/writer.ts).
 import * as v from 'valibot';
 import { invalid } from '../../errors';
@@ -102,7 +102,7 @@ const ListResponse = v.object({
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag of your last read ("3", W/"3" or 3). Missing: 428; stale: 412.' };
 
-/** The full recording for readers; only id and revision for write-only callers (spec rule 2). Also the MCP create_note answer. */
+/** The full recording for readers; only id and revision for write-only callers (docs/decisions.md §13). Also the MCP create_note answer. */
 export const written = (principal: Principal, row: RecordingRow) => ({
   recording: can(principal, 'recordings:read') ? recordingJson(row) : recordingRef(row),
 });

@@ -1,4 +1,4 @@
-// v2 /webhooks: session-only subscription management (spec "webhook subscription", CONTRACT §5).
+// v2 /webhooks: session-only subscription management (docs/decisions.md §18, §5).
 import * as v from 'valibot';
 import { INPUT_NAMES, RECORDING_TYPES } from '../../services/device-inputs';
 import { EVENT_TYPES } from '../../services/events';
