@@ -86,9 +86,12 @@ export type Config = {
   durability: 'full' | 'normal';
 };
 
-/** Setting name → [flag option key, env names...] with the contract's defaults. */
+/** Where the database lives unless --db or RECLIB_DB says otherwise. */
+export const DEFAULT_DB = './data/reclib.db';
+
+/** Setting name → [flag option key, env names...] with the defaults of docs/decisions.md §1. */
 const settings = {
-  db: { env: ['RECLIB_DB'], def: './data/reclib.db' },
+  db: { env: ['RECLIB_DB'], def: DEFAULT_DB },
   host: { env: ['RECLIB_HOST'], def: '127.0.0.1' },
   port: { env: ['RECLIB_PORT', 'PORT'], def: '8080' },
   publicUrl: { env: ['RECLIB_PUBLIC_URL'], def: undefined },

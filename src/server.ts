@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
-import type { Config } from './config';
+import { DEFAULT_DB, type Config } from './config';
 import { createApp } from './http/app';
 import { gracefulClose } from './http/graceful-close';
 import { createNodeServer } from './http/node-server';
@@ -30,7 +30,7 @@ const SHUTDOWN_GRACE_MS = 8_000;
 
 export function firstRunHint(services: Services, config: Config): string | undefined {
   if (services.auth.store.hasAccounts()) return undefined;
-  const db = config.db === './data/reclib.db' ? '' : ` --db ${config.db}`;
+  const db = config.db === DEFAULT_DB ? '' : ` --db ${config.db}`;
   return [
     'No account yet. Create the first account, an API key and a session:',
     `  reclib accounts create --name me${db}`,

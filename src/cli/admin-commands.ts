@@ -2,15 +2,13 @@
 import type { Command } from 'commander';
 import { keyMetadata } from '../services/auth';
 import { print, table, type CommonOpts } from './output';
-import { common, intOption, withServices } from './shared';
+import { commaList, common, intOption, withServices } from './shared';
 
 const readStdin = async (): Promise<string> => {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 };
-
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
 
 export function registerAdminCommands(program: Command): void {
   const accounts = program.command('accounts').description('manage accounts');
@@ -77,7 +75,7 @@ export function registerAdminCommands(program: Command): void {
     .addOption(intOption('--expiry <days>', 'lifetime in days, 1-365 (default 90)'))
     .action((opts: CommonOpts & { account: string; name: string; permissions: string; expiry?: number }) =>
       withServices(opts, (s) => {
-        const r = s.auth.createKey(opts.account, { name: opts.name, permissions: list(opts.permissions), expiry: opts.expiry });
+        const r = s.auth.createKey(opts.account, { name: opts.name, permissions: commaList(opts.permissions), expiry: opts.expiry });
         print(opts, r, `created key ${r.key.id} (${r.key.permissions.join(',')}), expires ${new Date(r.key.expiresAt).toISOString()}\nsecret (shown once): ${r.secret}`);
       }),
     );

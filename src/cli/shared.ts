@@ -9,6 +9,9 @@ import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { CliError, fail, type CommonOpts } from './output';
 
+/** A comma list option (`a, b,,c` → a, b, c). */
+export const commaList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+
 /** Adds --db, --durability and --json to a leaf command. */
 export const common = (cmd: Command): Command =>
   cmd

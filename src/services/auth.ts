@@ -5,7 +5,7 @@ import type { Core } from '../context';
 import { CommitWatch } from '../db/commit-watch';
 import { AppError, invalid, notFound } from '../errors';
 import { newId, newSecret, sha256Hex } from '../ids';
-import { isPermission, type Permission, type Principal } from '../permissions';
+import { isPermission, PERMISSIONS, type Permission, type Principal } from '../permissions';
 import { AuthStore, type AccountRow, type KeyRow, type SessionRow } from '../store/auth-store';
 import { KeyUses } from './key-uses';
 import { PrincipalCache, type CachedCredential } from './principal-cache';
@@ -83,10 +83,7 @@ export class AuthService {
     const commits = CommitWatch.of(core.db, () => this.store.dataVersion());
     this.principals = new PrincipalCache(() => commits.current());
     this.keyUses = new KeyUses(core.writer, this.store);
-    this.allPermissions = new Set<Permission>([
-      'recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete',
-      'settings:read', 'settings:write', 'events:read',
-    ]);
+    this.allPermissions = new Set<Permission>(PERMISSIONS);
   }
 
   /**
