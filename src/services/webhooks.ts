@@ -1,9 +1,9 @@
 // Webhook subscriptions (docs/decisions.md §18, §5-6) and the wiring of the outbox
 // and the delivery scheduler. Secrets are derived from the master secret, never stored.
 import type { Core } from '../context';
-import { checkWebhookDestination, parseAllowList, systemResolver } from '../delivery/destination-guard';
+import { checkWebhookDestination, systemResolver } from '../delivery/destination-guard';
 import { Outbox } from '../delivery/outbox';
-import { DeliveryScheduler, type SchedulerOptions } from '../delivery/scheduler';
+import { DeliveryScheduler } from '../delivery/scheduler';
 import { deriveWebhookSecret } from '../delivery/signing';
 import { AppError, notFound } from '../errors';
 import { newId } from '../ids';
@@ -42,13 +42,10 @@ export class WebhookService {
   readonly outbox: Outbox;
   /** Per-subscription delivery log and test sends (the web app's webhook page). */
 
-  constructor(
-    private readonly core: Core,
-    private readonly schedulerOptions: SchedulerOptions = {},
-  ) {
+  constructor(private readonly core: Core) {
     this.store = new WebhookStore(core.db);
     this.deliveries = new DeliveryStore(core.db);
-    this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store, { resolver: core.resolver, ...schedulerOptions });
+    this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store);
     this.outbox = new Outbox(core, this.store, this.deliveries, this.scheduler.nudge);
   }
 
@@ -59,8 +56,7 @@ export class WebhookService {
    */
   async create(accountId: string, input: WebhookInput): Promise<{ webhook: WebhookJson; secret: string }> {
     const valid = validateWebhookInput(input);
-    const allow = parseAllowList(this.core.config.webhookAllow);
-    const url = await checkWebhookDestination(valid.url, allow, this.schedulerOptions.resolver ?? this.core.resolver ?? systemResolver);
+    const url = await checkWebhookDestination(valid.url, this.core.config.allowList, this.core.resolver ?? systemResolver);
     // Normalised by the URL parser: what was checked is exactly what will be called.
     return this.insert(accountId, valid, url.href);
   }

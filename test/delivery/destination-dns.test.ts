@@ -22,7 +22,7 @@ const PUBLIC_V4: LookupAddress = { address: '93.184.216.34', family: 4 };
 describe('subscription creation checks the resolved address', () => {
   test('a hostname that resolves to a private address is refused with 400', async () => {
     const h = harness();
-    const webhooks = new WebhookService(h.services.core, { resolver: answering(PRIVATE_V4) });
+    const webhooks = new WebhookService({ ...h.services.core, resolver: answering(PRIVATE_V4) });
     await assert.rejects(
       webhooks.create(h.accountId, { url: 'https://intranet.example/hook', events: ['recording.created'] }),
       (e: unknown) => e instanceof AppError && e.code === 'invalid_request' && /non-public/.test(e.message),
@@ -32,14 +32,14 @@ describe('subscription creation checks the resolved address', () => {
 
   test('a public hostname is accepted', async () => {
     const h = harness();
-    const webhooks = new WebhookService(h.services.core, { resolver: answering(PUBLIC_V4) });
+    const webhooks = new WebhookService({ ...h.services.core, resolver: answering(PUBLIC_V4) });
     const { webhook } = await webhooks.create(h.accountId, { url: 'https://hooks.example/x', events: ['recording.created'] });
     assert.equal(webhook.url, 'https://hooks.example/x');
   });
 
   test('a hostname resolving into a listed CIDR may use http and any port', async () => {
     const h = harness({ webhookAllow: '127.0.0.0/8' });
-    const webhooks = new WebhookService(h.services.core, { resolver: answering(LOOPBACK_V4) });
+    const webhooks = new WebhookService({ ...h.services.core, resolver: answering(LOOPBACK_V4) });
     const { webhook } = await webhooks.create(h.accountId, { url: 'http://nas.lan:8123/hook', events: ['recording.created'] });
     assert.equal(webhook.url, 'http://nas.lan:8123/hook');
   });
