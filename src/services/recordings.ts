@@ -110,7 +110,7 @@ export class RecordingService {
     checkCreateInput(input);
     const hash = bodyHash(input);
     return () => {
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       const keyed = this.store.keyTarget(principal.integrationId, idempotencyKey);
       if (keyed !== undefined) return { row: replay(this.store.bySeq(keyed)!, hash, 'Idempotency-Key'), replayed: true };
       if (input.externalId !== undefined) {
@@ -175,7 +175,7 @@ export class RecordingService {
         after.pinned !== before.pinned ||
         after.status !== before.status;
       if (!changed) return before;
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       after.revision = before.revision + 1;
       after.updated_at = now;
       // The status moved (a saved transcript made it ready): v1's processing state changed now, and
@@ -212,7 +212,7 @@ export class RecordingService {
     return () => {
       const before = this.get(principal, id);
       checkRevision(before, expectedRevision);
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       const after: RecordingRow = {
         ...before,
         title: '',
