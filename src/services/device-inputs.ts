@@ -1,13 +1,13 @@
 // Device inputs (docs/decisions.md §15): which inputs each model has and the type each one captures by default.
 // Pure: the settings service, capture code and webhook rules share these tables.
 import { invalid } from '../errors';
+import { RECORDING_TYPES, type RecordingType } from '../store/recording-row';
 import type { DeviceModel } from './devices';
 
 export const INPUT_NAMES = ['hold', 'doubleTap', 'tripleTap', 'recordButton', 'appRecord'] as const;
 export type InputName = (typeof INPUT_NAMES)[number];
 
-export const RECORDING_TYPES = ['clip', 'memo'] as const;
-export type RecordingType = (typeof RECORDING_TYPES)[number];
+export { RECORDING_TYPES, type RecordingType };
 
 /** A device's complete mapping: every supported input, in the order of MODEL_INPUTS. */
 export type InputMapping = Partial<Record<InputName, RecordingType>>;
