@@ -29,7 +29,7 @@ export interface RunningServer {
 const SHUTDOWN_GRACE_MS = 8_000;
 
 export function firstRunHint(services: Services, config: Config): string | undefined {
-  if (services.auth.store.hasAccounts()) return undefined;
+  if (services.auth.hasAccounts()) return undefined;
   const db = config.db === DEFAULT_DB ? '' : ` --db ${config.db}`;
   return [
     'No account yet. Create the first account, an API key and a session:',

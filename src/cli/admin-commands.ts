@@ -1,6 +1,5 @@
 // Admin commands: accounts, sessions, keys, devices (docs/decisions.md §2, §12).
 import type { Command } from 'commander';
-import { keyMetadata } from '../services/auth';
 import { print, table, type CommonOpts } from './output';
 import { commaList, common, intOption, withServices } from './shared';
 
@@ -33,7 +32,7 @@ export function registerAdminCommands(program: Command): void {
     );
   common(accounts.command('list').description('list accounts')).action((opts: CommonOpts) =>
     withServices(opts, (s) => {
-      const rows = s.auth.store.accounts().map((a) => ({ id: a.id, name: a.name, createdAt: a.created_at }));
+      const rows = s.auth.accounts().map((a) => ({ id: a.id, name: a.name, createdAt: a.created_at }));
       print(opts, { accounts: rows }, table(rows, ['id', 'name', 'createdAt']));
     }),
   );
@@ -92,9 +91,8 @@ export function registerAdminCommands(program: Command): void {
     .argument('<keyId>', 'key id (key_…)')
     .action((keyId: string, opts: CommonOpts & { account: string }) =>
       withServices(opts, (s) => {
-        s.auth.revokeKey(opts.account, keyId);
-        const key = s.auth.store.key(opts.account, keyId);
-        print(opts, { key: key ? keyMetadata(key) : null }, `revoked ${keyId}`);
+        const key = s.auth.revokeKey(opts.account, keyId);
+        print(opts, { key }, `revoked ${keyId}`);
       }),
     );
 

@@ -121,6 +121,16 @@ export class AuthService {
     return this.store.accounts().filter((a) => nameKey(a.name) === key);
   }
 
+  /** Every account, for the admin CLI. */
+  accounts(): AccountRow[] {
+    return this.store.accounts();
+  }
+
+  /** False on a new library (the first-run hint). */
+  hasAccounts(): boolean {
+    return this.store.hasAccounts();
+  }
+
   account(id: string): AccountRow {
     const a = this.store.account(id);
     if (!a) throw notFound(`account ${id}`);
@@ -163,11 +173,13 @@ export class AuthService {
     return this.store.keys(accountId).map((k) => keyMetadata({ ...k, last_used_at: this.keyUses.unwritten(k.id) ?? k.last_used_at }));
   }
 
-  revokeKey(accountId: string, keyId: string): void {
-    this.core.writer.write(() => {
+  /** Revokes a key; returns it as it is now (revokedAt set, or kept from an earlier revocation). */
+  revokeKey(accountId: string, keyId: string): KeyMetadata {
+    return this.core.writer.write(() => {
       if (!this.store.key(accountId, keyId)) throw notFound(`key ${keyId}`);
       this.store.revokeKey(accountId, keyId, this.core.clock.now());
       this.core.writer.onCommit(() => this.principals.clear());
+      return keyMetadata(this.store.key(accountId, keyId)!);
     });
   }
 
