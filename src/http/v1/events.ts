@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { queryInt } from '../schemas';
-import { EventSchema } from '../v2/events';
+import { EventSchema } from '../schemas/events';
 
 /** v1 allows any limit >= 0; larger pages are served as pages of this size (hasMore says more). */
 const MAX_PAGE = 1000;

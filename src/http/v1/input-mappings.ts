@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { Id } from '../schemas';
-import { InputsSchema } from '../v2/devices';
+import { InputsSchema } from '../schemas/devices';
 
 const Revision = v.object({
   id: v.string(),

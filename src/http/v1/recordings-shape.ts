@@ -13,7 +13,7 @@ import {
   type RecordingRow,
   type RecordingStatus,
 } from '../../services/recording-model';
-import { RecordingSchema } from '../v2/recordings';
+import { RecordingSchema } from '../schemas/recordings';
 
 export type RecordingV1Json = Omit<RecordingJson, 'type'> & {
   kind: RecordingType;

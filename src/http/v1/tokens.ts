@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { KeyMetadata } from '../../services/auth';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
-import { KeyMetadataSchema } from '../v2/api-keys';
+import { KeyMetadataSchema } from '../schemas/api-keys';
 import { Expiry, Name, Permissions } from '../schemas';
 
 // The v2 key metadata with "scopes" in place of "permissions": one definition of the shape.

@@ -7,7 +7,7 @@ import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE } from '../../services/webhook-log';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { IdParams, queryInt } from '../schemas';
-import { WebhookSchema } from '../v2/webhooks';
+import { WebhookSchema } from '../schemas/webhooks';
 
 const LoggedDeliverySchema = v.object({
   id: v.pipe(v.string(), v.description('dlv_…; the webhook-id header of every attempt')),

@@ -13,25 +13,11 @@ import { etag } from '../if-match';
 import { recordingsPage } from '../page-answer';
 import { jsonAnswer, type ApiRouter } from '../router';
 import { Id, IdParams, queryInt, RecordedAt, RecordingsLimit, RecordingsNextCursor } from '../schemas';
+import { RecordingSchema } from '../schemas/recordings';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
 
-export const RecordingSchema = v.object({
-  id: v.string(),
-  type: v.picklist(RECORDING_TYPES),
-  title: v.string(),
-  transcript: v.string(),
-  summary: v.string(),
-  recordedAt: v.number(),
-  updatedAt: v.number(),
-  revision: v.number(),
-  status: v.picklist(RECORDING_STATUSES),
-  pinned: v.boolean(),
-  audio: v.array(v.object({ clientId: v.string(), fileId: v.string() })),
-  deviceId: v.optional(v.string()),
-  externalId: v.optional(v.string()),
-});
 const RecordingResponse = v.object({
   recording: v.union([RecordingSchema, v.pipe(v.object({ id: v.string(), revision: v.number() }), v.description('Callers without recordings:read'))]),
 });
