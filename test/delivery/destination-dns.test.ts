@@ -10,7 +10,7 @@ import { sendWebhook } from '../../src/delivery/http-sender';
 import { AppError } from '../../src/errors';
 import { WebhookService } from '../../src/services/webhooks';
 import { harness } from '../helpers/harness';
-import { startReceiver } from './local-receiver';
+import { startReceiver } from '../helpers/receiver';
 
 const answering =
   (...addresses: LookupAddress[]): Resolver =>
@@ -61,7 +61,7 @@ describe('subscription creation checks the resolved address', () => {
 
 describe('send time: a hostname inside a listed range over http', () => {
   test('is delivered when it resolves into the range, blocked when it does not', async () => {
-    const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+    const receiver = await startReceiver(() => (res) => res.writeHead(204).end());
     try {
       const url = `http://receiver.lan:${receiver.port}/hook`;
       const base = { url, body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 2000, allow: parseAllowList('127.0.0.0/8') };

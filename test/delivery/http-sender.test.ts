@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import type { LookupAddress } from 'node:dns';
+import type http from 'node:http';
 import { describe, test } from 'node:test';
 import {
   type AllowList,
@@ -10,7 +11,7 @@ import {
 } from '../../src/delivery/destination-guard';
 import { type SendWebhookOptions, sendWebhook } from '../../src/delivery/http-sender';
 import { deriveWebhookSecret, signDelivery } from '../../src/delivery/signing';
-import { type LocalReceiver, startReceiver, unusedPort } from './local-receiver';
+import { type Received, type Receiver, startReceiver, unusedPort } from '../helpers/receiver';
 import { REJECTED_URLS } from './rejected-urls';
 
 const NO_ALLOW_LIST = parseAllowList('');
@@ -30,11 +31,11 @@ function send(url: string, extra: Partial<SendWebhookOptions> = {}) {
 }
 
 async function withReceiver<T>(
-  answer: Parameters<typeof startReceiver>[0],
-  run: (receiver: LocalReceiver) => Promise<T>,
+  answer: (req: Received, res: http.ServerResponse) => void,
+  run: (receiver: Receiver) => Promise<T>,
   host?: string,
 ): Promise<T> {
-  const receiver = await startReceiver(answer, host);
+  const receiver = await startReceiver((req) => (res) => answer(req, res), host);
   try {
     return await run(receiver);
   } finally {
