@@ -99,7 +99,7 @@ export class AuthService {
       name,
       password_hash: password === undefined ? null : hashPassword(password),
       app_integration: newId('int'),
-      created_at: this.core.clock.now(),
+      created_at: this.core.writer.now,
     };
     this.core.writer.write(() => {
       const taken = this.accountsNamed(name)[0];
@@ -148,7 +148,7 @@ export class AuthService {
     if (!Number.isInteger(days) || days < 1 || days > 365) throw invalid('expiry must be a whole number of days from 1 to 365');
     const secret = newSecret('rlk');
     const row = this.core.writer.write(() => {
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       if (this.store.activeKeyCount(accountId, now) >= MAX_ACTIVE_KEYS) {
         throw new AppError('limit_reached', `an account has at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
       }
@@ -177,7 +177,7 @@ export class AuthService {
   revokeKey(accountId: string, keyId: string): KeyMetadata {
     return this.core.writer.write(() => {
       if (!this.store.key(accountId, keyId)) throw notFound(`key ${keyId}`);
-      this.store.revokeKey(accountId, keyId, this.core.clock.now());
+      this.store.revokeKey(accountId, keyId, this.core.writer.now);
       this.core.writer.onCommit(() => this.principals.clear());
       return keyMetadata(this.store.key(accountId, keyId)!);
     });
@@ -187,7 +187,7 @@ export class AuthService {
     this.account(accountId);
     if (!Number.isInteger(ttlHours) || ttlHours < 1 || ttlHours > 24 * 366) throw invalid('ttl-hours must be 1-8784');
     const token = newSecret('rls');
-    const now = this.core.clock.now();
+    const now = this.core.writer.now;
     const expiresAt = now + ttlHours * 3_600_000;
     this.core.writer.write(() =>
       this.store.insertSession({ id: newId('ses'), account_id: accountId, token_hash: sha256Hex(token), created_at: now, expires_at: expiresAt }),
@@ -227,7 +227,7 @@ export class AuthService {
     const s = this.store.sessionByHash(sha256Hex(token));
     if (!s) return;
     this.core.writer.write(() => {
-      this.store.endSession(s.id, this.core.clock.now());
+      this.store.endSession(s.id, this.core.writer.now);
       this.core.writer.onCommit(() => this.principals.clear());
     });
   }
@@ -254,7 +254,7 @@ export class AuthService {
   revokeSession(accountId: string, sessionId: string): SessionInfo {
     return this.core.writer.write(() => {
       if (!this.store.session(accountId, sessionId)) throw notFound(`session ${sessionId}`);
-      this.store.endSession(sessionId, this.core.clock.now());
+      this.store.endSession(sessionId, this.core.writer.now);
       this.core.writer.onCommit(() => this.principals.clear());
       return sessionInfo(this.store.session(accountId, sessionId)!);
     });
@@ -267,7 +267,7 @@ export class AuthService {
    * still sees every revocation); expiry is checked on every call.
    */
   authenticate(token: string): Principal {
-    const now = this.core.clock.now();
+    const now = this.core.writer.now;
     const isKey = token.startsWith('rlk_');
     if (!isKey && !token.startsWith('rls_')) {
       throw new AppError('unauthenticated', 'credential is not an API key (rlk_…) or session token (rls_…)');

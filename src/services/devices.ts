@@ -28,7 +28,7 @@ export class DeviceService {
     if (!input.name.trim()) throw invalid('name must not be empty');
     return this.core.writer.write(() => {
       if (this.store.get(accountId, input.id)) throw invalid(`device ${input.id} already exists`);
-      const row: DeviceRow = { account_id: accountId, id: input.id, name: input.name, model: input.model, settings_revision: 1, created_at: this.core.clock.now() };
+      const row: DeviceRow = { account_id: accountId, id: input.id, name: input.name, model: input.model, settings_revision: 1, created_at: this.core.writer.now };
       this.store.insert(row);
       return deviceJson(row);
     });

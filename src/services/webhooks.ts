@@ -73,7 +73,7 @@ export class WebhookService {
         events: JSON.stringify(valid.events),
         payload_mode: valid.payloadMode,
         rules: valid.rules === null ? null : JSON.stringify(valid.rules),
-        created_at: this.core.clock.now(),
+        created_at: this.core.writer.now,
       });
     });
     return { webhook: webhookJson(row), secret: this.secret(row.id) };
@@ -108,7 +108,7 @@ export class WebhookService {
   disable(accountId: string, id: string): void {
     this.core.writer.write(() => {
       this.get(accountId, id);
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       if (this.store.disable(accountId, id, now)) this.deliveries.cancelForWebhook(id, now);
     });
   }
