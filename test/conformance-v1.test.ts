@@ -1,4 +1,4 @@
-// Conformance: spec v1 note 2 ("every v1 success response is 200"), docs/decisions.md §5 (If-Match forms
+// Conformance: docs/decisions.md §7 ("every v1 success response is 200"), docs/decisions.md §5 (If-Match forms
 // "everywhere (v1, v2, device settings)") and Limits ("120 requests per minute per key", which the
 // v1 interface shares with v2: one budget per key).
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { harness } from './helpers/harness';
 import { v1Created, v1Delete, v1Get, v1Put } from './helpers/v1-client';
 
-describe('spec v1 note 2: every v1 success response is 200', () => {
+describe('docs/decisions.md §7: every v1 success response is 200', () => {
   it('every v1 operation, used successfully, answers 200 (creates, deletes and manual sends included)', async () => {
     const h = harness({ webhookAllow: '127.0.0.1' });
     h.services.devices.add(h.accountId, { id: 'ring-1', name: 'Ring', model: 'ring' });
