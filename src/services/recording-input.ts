@@ -41,7 +41,7 @@ export const IMMUTABLE_FIELDS = ['type', 'audio', 'recordedAt', 'externalId', 'd
 
 export const MAX_AUDIO_REFS = 100;
 
-// Audio references must not be paths or download URLs (spec: the service stores no audio). The id
+// Audio references must not be paths or download URLs (docs/decisions.md §13: the service stores no audio). The id
 // pattern already excludes slashes and backslashes, so paths and most URLs fail it. It lets through
 // "scheme:rest" without a slash, which is also the shape of many honest opaque ids ("ios:F3A9",
 // "rec-2024-05-01T10:00"). So the schemes that locate or fetch a file (or run script) are refused by
