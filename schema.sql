@@ -78,7 +78,7 @@ CREATE TABLE IF NOT EXISTS webhooks (
   rules        TEXT,                          -- JSON { prefix?, captureInput?, kind? } or null
   status       TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
   created_at   INTEGER NOT NULL,
-  created_seq  INTEGER NOT NULL DEFAULT 0,    -- events.seq high-water mark at creation
+  created_seq  INTEGER NOT NULL DEFAULT 0,    -- unused, no longer written (dropping it needs a migration)
   disabled_at  INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhooks_account ON webhooks(account_id, status);

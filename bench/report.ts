@@ -1,4 +1,4 @@
-// Writes the figures: a table on stdout, bench/results.json and bench/results.md (quoted by the README).
+// Writes the figures: a table on stdout, bench/results-<size>.json and bench/results.md (quoted by the README).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DurabilityResults } from './durability';
@@ -152,13 +152,9 @@ export function markdown(r: Results): string {
   ].join('\n');
 }
 
-/**
- * results.json is the latest run; results-<size>.json keeps the latest run of each corpus size, and
- * results.md shows every size that has one, smallest first.
- */
+/** results-<size>.json keeps the latest run of each corpus size; results.md shows every size that has one, smallest first. */
 export function writeResults(r: Results, dir: string): void {
   const json = JSON.stringify(r, null, 2) + '\n';
-  fs.writeFileSync(path.join(dir, 'results.json'), json);
   fs.writeFileSync(path.join(dir, `results-${r.corpus.size}.json`), json);
   writeMarkdown(dir);
 }

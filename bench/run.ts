@@ -3,7 +3,7 @@
 // drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds,
 // then the read scenarios open loop at half their measured capacity and each scenario with one
 // connection, then creates with --durability full and normal side by side (bench/durability.ts),
-// and writes the medians to bench/results.{json,md}. Not a test: CI does not run it.
+// and writes the medians to bench/results-<size>.json and bench/results.md. Not a test: CI does not run it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

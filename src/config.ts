@@ -1,6 +1,6 @@
 // Flags + environment → one typed Config, validated with valibot. Flags win over env.
 import * as v from 'valibot';
-import { parseAllowList } from './delivery/destination-guard';
+import { parseAllowList, type AllowList } from './delivery/destination-guard';
 
 const intIn = (name: string, min: number, max: number) =>
   v.pipe(
@@ -24,14 +24,15 @@ const ConfigSchema = v.object({
       v.check((u) => /^https?:\/\/[^/?#]/i.test(u), 'public-url must be an http:// or https:// URL (the address clients reach this server at)'),
     ),
   ),
+  // Parsed here, once: every reader takes Config.allowList.
   webhookAllow: v.pipe(
     v.string(),
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
       try {
-        parseAllowList(dataset.value);
+        return { text: dataset.value, list: parseAllowList(dataset.value) };
       } catch (e) {
         addIssue({ message: (e as Error).message });
+        return NEVER;
       }
     }),
   ),
@@ -63,6 +64,8 @@ export type Config = {
   /** Origin used for fetchUrl and the cookie Origin check; http://host:port when not set. */
   publicUrl: string | undefined;
   webhookAllow: string;
+  /** webhookAllow, parsed. */
+  allowList: AllowList;
   deliveryBackoffMs: number;
   deliveryPerMinute: number;
   deliveryConcurrency: number;
@@ -82,13 +85,16 @@ export type Config = {
   metricsToken: string | undefined;
   /** Request and delivery log lines: readable text, or one JSON object a line for log shippers. */
   logFormat: 'text' | 'json';
-  /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (CONTRACT §11). */
+  /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (docs/decisions.md §11). */
   durability: 'full' | 'normal';
 };
 
-/** Setting name → [flag option key, env names...] with the contract's defaults. */
+/** Where the database lives unless --db or RECLIB_DB says otherwise. */
+export const DEFAULT_DB = './data/reclib.db';
+
+/** Setting name → [flag option key, env names...] with the defaults of docs/decisions.md §1. */
 const settings = {
-  db: { env: ['RECLIB_DB'], def: './data/reclib.db' },
+  db: { env: ['RECLIB_DB'], def: DEFAULT_DB },
   host: { env: ['RECLIB_HOST'], def: '127.0.0.1' },
   port: { env: ['RECLIB_PORT', 'PORT'], def: '8080' },
   publicUrl: { env: ['RECLIB_PUBLIC_URL'], def: undefined },
@@ -106,9 +112,9 @@ const settings = {
   metricsToken: { env: ['RECLIB_METRICS_TOKEN'], def: undefined },
   logFormat: { env: ['RECLIB_LOG_FORMAT'], def: 'text' },
   durability: { env: ['RECLIB_DURABILITY'], def: 'full' },
-} as const satisfies Record<keyof Config, { env: readonly string[]; def: string | undefined }>;
+} as const satisfies Record<Exclude<keyof Config, 'allowList'>, { env: readonly string[]; def: string | undefined }>;
 
-export type ConfigFlags = Partial<Record<keyof Config, string | undefined>>;
+export type ConfigFlags = Partial<Record<keyof typeof settings, string | undefined>>;
 
 export class ConfigError extends Error {}
 
@@ -117,7 +123,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   const raw: Record<string, string | undefined> = {};
   for (const [key, s] of Object.entries(settings)) {
     const fromEnv = s.env.map((name) => env[name]).find((x) => x !== undefined && x !== '');
-    raw[key] = flags[key as keyof Config] ?? fromEnv ?? s.def;
+    raw[key] = flags[key as keyof ConfigFlags] ?? fromEnv ?? s.def;
   }
   const parsed = v.safeParse(ConfigSchema, raw);
   if (!parsed.success) {
@@ -132,6 +138,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
   }
   return {
     ...c,
+    webhookAllow: c.webhookAllow.text,
+    allowList: c.webhookAllow.list,
     publicUrl: c.publicUrl?.replace(/\/+$/, ''),
     masterSecretFile: c.masterSecretFile ?? `${c.db}.secret`,
     metricsToken: c.metricsToken,
@@ -139,9 +147,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
 }
 
 /** Config for tests and in-process use: an in-memory database unless told otherwise. */
-export const testConfig = (over: Partial<Config> = {}): Config => ({
-  ...loadConfig({}, {}),
-  db: ':memory:',
-  publicUrl: 'http://127.0.0.1:8080',
-  ...over,
-});
+export const testConfig = (over: Partial<Config> = {}): Config => {
+  const c = { ...loadConfig({}, {}), db: ':memory:', publicUrl: 'http://127.0.0.1:8080', ...over };
+  return { ...c, allowList: over.allowList ?? parseAllowList(c.webhookAllow) };
+};

@@ -1,4 +1,4 @@
-// The contract's error codes (CONTRACT §4) and the one map from code to HTTP status.
+// The contract's error codes (docs/decisions.md §4) and the one map from code to HTTP status.
 // Nothing else in the code base decides a status: services throw AppError, the HTTP edge maps it.
 
 export const errorStatus = {

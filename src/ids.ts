@@ -1,6 +1,9 @@
 // The one id and secret generator. Ids are a prefix plus base62 randomness, so they match the
-// spec's path-id pattern ^[A-Za-z0-9][A-Za-z0-9._:-]*$ and say what they name (rec_, key_, ...).
+// path-id pattern (docs/decisions.md §20) ^[A-Za-z0-9][A-Za-z0-9._:-]*$ and say what they name (rec_, key_, ...).
 import { hash, randomBytes } from 'node:crypto';
+
+/** What a path or reference id (device, external, source, audio) may look like; 1-256 characters of it. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -1,5 +1,5 @@
 // The master secret signs nothing itself: webhook subscription secrets are derived from it, so
-// rotating it (deleting the file) invalidates every subscription at once, as the spec says.
+// rotating it (deleting the file) invalidates every subscription at once (docs/decisions.md §6, §18).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The spec's permission names (= v1 token scopes) and who is calling.
+// The permission names (docs/decisions.md §16; = v1 token scopes) and who is calling.
 export const PERMISSIONS = [
   'recordings:create',
   'recordings:read',

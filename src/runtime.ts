@@ -13,7 +13,7 @@ export function openRuntime(config: Config, clock: Clock = systemClock, masterSe
   const db = openDatabase(config.db, { durability: config.durability });
   const core: Core = {
     db,
-    writer: new Writer(db),
+    writer: new Writer(db, undefined, clock),
     clock,
     config,
     masterSecret: masterSecret ?? loadMasterSecret(config.db === ':memory:' ? ':memory:' : config.masterSecretFile),

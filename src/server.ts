@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
-import type { Config } from './config';
+import { DEFAULT_DB, type Config } from './config';
 import { createApp } from './http/app';
 import { gracefulClose } from './http/graceful-close';
 import { createNodeServer } from './http/node-server';
@@ -29,8 +29,8 @@ export interface RunningServer {
 const SHUTDOWN_GRACE_MS = 8_000;
 
 export function firstRunHint(services: Services, config: Config): string | undefined {
-  if (services.auth.store.hasAccounts()) return undefined;
-  const db = config.db === './data/reclib.db' ? '' : ` --db ${config.db}`;
+  if (services.auth.hasAccounts()) return undefined;
+  const db = config.db === DEFAULT_DB ? '' : ` --db ${config.db}`;
   return [
     'No account yet. Create the first account, an API key and a session:',
     `  reclib accounts create --name me${db}`,
@@ -50,17 +50,20 @@ export const inContainer = (env: NodeJS.ProcessEnv = process.env): boolean =>
  */
 export async function startServer(config: Config, log: (lines: string) => void = console.log): Promise<RunningServer> {
   const logger = createLogger(config.logFormat, (chunk) => log(chunk.replace(/\n$/, '')));
-  const services = openRuntime(config);
-  const { app, metrics } = createApp(services);
-  const workers: Worker[] = services.workers;
-  const onRequest = observeRequests(logger, metrics);
+  // The port is bound before the services are built, so the URL is known (with --port 0, the port
+  // the system picked) and the config the services hold is final: fetchUrl and the cookie Origin
+  // check read config.publicUrl, which defaults to that URL. No request is read before the app
+  // exists: everything from the listen callback to `app = ...` below runs without yielding.
+  let app: ReturnType<typeof createApp>['app'] | undefined;
+  let onRequest: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   let drain: ReturnType<typeof gracefulClose> | undefined;
   const observe = (req: IncomingMessage, res: ServerResponse) => {
     drain?.observe(req, res);
-    onRequest(req, res);
+    onRequest?.(req, res);
   };
+  const fetch = (...args: Parameters<NonNullable<typeof app>['fetch']>) => app!.fetch(...args);
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createNodeServer(app.fetch, config.host, config, observe);
+    const s = createNodeServer(fetch, config.host, config, observe);
     drain = gracefulClose(s);
     s.once('error', reject);
     s.listen(config.port, config.host, () => resolve(s));
@@ -69,13 +72,25 @@ export async function startServer(config: Config, log: (lines: string) => void =
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${hostForUrl}:${port}`;
   const publicUrlSet = config.publicUrl !== undefined;
-  if (!config.publicUrl) config.publicUrl = url;
+  const resolved: Config = { ...config, publicUrl: config.publicUrl ?? url };
+  let services: Services;
+  try {
+    services = openRuntime(resolved);
+  } catch (e) {
+    server.close();
+    throw e;
+  }
+  const created = createApp(services);
+  app = created.app;
+  const { metrics } = created;
+  onRequest = observeRequests(logger, metrics);
+  const workers: Worker[] = services.workers;
   services.webhooks.scheduler.onReport((r) => {
     metrics?.delivery(r.outcome);
     logDelivery(logger, r);
   });
   for (const w of workers) w.start();
-  startupLines(logger, config, url, firstRunHint(services, config), publicUrlSet);
+  startupLines(logger, resolved, url, firstRunHint(services, config), publicUrlSet);
   logger.flush();
 
   let closing: Promise<void> | undefined;
@@ -117,7 +132,7 @@ function loggableUrl(u: string | undefined): string | undefined {
 function startupLines(logger: Logger, config: Config, url: string, hint: string | undefined, publicUrlSet: boolean): void {
   const db = config.db === ':memory:' ? ':memory:' : path.resolve(config.db);
   const publicUrl = loggableUrl(config.publicUrl);
-  const allow = config.webhookAllow.split(',').map((s) => s.trim()).filter(Boolean);
+  const allow = config.allowList.entries;
   // The URL is followed by a space in both formats, so /reclib listening on (\S+)/ finds it.
   const msg = `reclib listening on ${url} (database ${db}, public URL ${publicUrl}, webhook allow-list ${allow.join(',') || 'none'})`;
   if (logger.format === 'json') logger.log('info', msg, { url, db, publicUrl, webhookAllow: allow, firstRunHint: hint });

@@ -1,4 +1,4 @@
-// CONTRACT §8: `reclib accounts create` with a name another account has, in any case, exits 1
+// docs/decisions.md §8: `reclib accounts create` with a name another account has, in any case, exits 1
 // with a message naming the account that has it, and creates nothing.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

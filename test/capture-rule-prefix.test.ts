@@ -1,4 +1,4 @@
-// The capture-rule prefix (CONTRACT §12): compared case-insensitively after the transcript's
+// The capture-rule prefix (docs/decisions.md §12): compared case-insensitively after the transcript's
 // leading whitespace and punctuation, ending at a word boundary; the command is the rest without
 // its leading whitespace and punctuation.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// `reclib captures simulate` (CONTRACT §12): a native capture made as a device app makes it
+// `reclib captures simulate` (docs/decisions.md §12): a native capture made as a device app makes it
 // (metadata-only pending capture, then the transcript), so capture rules fire and the running
 // server delivers them; unknown devices and inputs the device lacks exit 1 with a clear message.
 import assert from 'node:assert/strict';

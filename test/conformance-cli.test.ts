@@ -1,4 +1,4 @@
-// Conformance: CONTRACT §2, the admin CLI of the built bundle. Every command takes --db and --json;
+// Conformance: docs/decisions.md §2, the admin CLI of the built bundle. Every command takes --db and --json;
 // with --json it prints exactly one JSON object on stdout (shapes below), without it friendly
 // text; errors go to stderr with a non-zero exit code.
 // Webhook URLs here name a public address literally (93.184.216.34): `webhooks create` resolves a
@@ -29,7 +29,7 @@ async function one(args: string[]): Promise<Record<string, any>> { // eslint-dis
 
 const secretOf = (file: string) => Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
 
-describe('CONTRACT §2: every command with --json prints exactly one JSON object', () => {
+describe('docs/decisions.md §2: every command with --json prints exactly one JSON object', () => {
   const db = path.join(dir, 'shapes.db');
 
   it('accounts, sessions, keys, devices, webhooks and backup print the documented shapes', async () => {
@@ -112,7 +112,7 @@ describe('CONTRACT §2: every command with --json prints exactly one JSON object
   });
 });
 
-describe('CONTRACT §1: every setting is a flag — webhooks create takes the server master secret file', () => {
+describe('docs/decisions.md §1: every setting is a flag — webhooks create takes the server master secret file', () => {
   it('with --master-secret-file the printed secret is derived from that file, as the server derives it', async () => {
     const db = path.join(dir, 'master.db');
     const master = path.join(dir, 'elsewhere', 'master.secret');
@@ -136,7 +136,7 @@ describe('CONTRACT §1: every setting is a flag — webhooks create takes the se
   });
 });
 
-describe('CONTRACT §2: reclib serve --json', () => {
+describe('docs/decisions.md §2: reclib serve --json', () => {
   it('prints exactly one JSON object with its URL and the first-run commands; the shutdown line goes to stderr', async () => {
     ensureBundle();
     const db = path.join(dir, 'serve.db');

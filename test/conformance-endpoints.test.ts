@@ -1,5 +1,5 @@
-// Conformance: the spec's endpoint tables (v2 "Endpoints", v1 operation table) and
-// "Authentication" 2-3, row by row. Each row names its method, path and the permission it needs
+// Conformance: the endpoint tables of docs/decisions.md §16 (v2) and §21 (v1) and the
+// session-only operations of §16, row by row. Each row names its method, path and the permission it needs
 // (or the signed-in session); the test checks the running app and the OpenAPI documents agree.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -14,7 +14,7 @@ interface Row {
   operationId?: string;
 }
 
-// The spec's v2 table, verbatim.
+// The v2 table (docs/decisions.md §16), verbatim.
 const V2: Row[] = [
   { method: 'POST', path: '/recordings', access: 'recordings:create' },
   { method: 'GET', path: '/recordings/{id}', access: 'recordings:read' },
@@ -33,7 +33,7 @@ const V2: Row[] = [
   { method: 'GET', path: '/events', access: 'events:read' },
 ];
 
-// The spec's v1 table, verbatim (the last three rows have no operation id in the spec).
+// The v1 table (docs/decisions.md §21), verbatim (the last three rows have no operation id there).
 const V1: Row[] = [
   { operationId: 'listDevices', method: 'GET', path: '/devices', access: 'settings:read' },
   { operationId: 'listRecordings', method: 'GET', path: '/recordings', access: 'recordings:read' },
@@ -119,5 +119,5 @@ function checkTable(version: 'v1' | 'v2', rows: Row[]) {
   });
 }
 
-describe('spec v2 endpoint table: each operation needs exactly the listed permission or a session', () => checkTable('v2', V2));
-describe('spec v1 operation table: each operation needs exactly the listed permission or a session', () => checkTable('v1', V1));
+describe('v2 endpoint table (docs/decisions.md §16): each operation needs exactly the listed permission or a session', () => checkTable('v2', V2));
+describe('v1 operation table (docs/decisions.md §21): each operation needs exactly the listed permission or a session', () => checkTable('v1', V1));

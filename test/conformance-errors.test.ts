@@ -1,4 +1,4 @@
-// Conformance: CONTRACT §4's code table (status → codes) is the one error map, and both OpenAPI
+// Conformance: docs/decisions.md §4's code table (status → codes) is the one error map, and both OpenAPI
 // documents publish it (the contract decides what the spec leaves "not shown": the set of
 // error.code values, which clients branch on).
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { errorStatus } from '../src/errors';
 import { harness } from './helpers/harness';
 
-// CONTRACT §4, verbatim.
+// docs/decisions.md §4, verbatim.
 const CONTRACT_CODES: Record<string, number> = {
   invalid_request: 400,
   unauthenticated: 401,
@@ -29,7 +29,7 @@ const CONTRACT_CODES: Record<string, number> = {
   unavailable: 503,
 };
 
-describe('CONTRACT §4: error codes', () => {
+describe('docs/decisions.md §4: error codes', () => {
   it('the error map holds exactly the contract codes, each with its status', () => {
     assert.deepEqual({ ...errorStatus }, CONTRACT_CODES);
   });

@@ -1,7 +1,6 @@
-// Conformance: create headers (CONTRACT §5 Location, ETag, Idempotent-Replayed), the event feed
-// and webhook payloads carrying exactly their listed fields and never text (spec "event
-// notification (default payload)", "text payload", Feed 4), and the ten-subscription limit
-// counting every active subscription (spec Webhook delivery 7).
+// Conformance: create headers (docs/decisions.md §5 Location, ETag, Idempotent-Replayed), the event feed
+// and webhook payloads carrying exactly their listed fields and never text (docs/decisions.md
+// §17, §18), and the ten-subscription limit counting every active subscription (§18).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { harness, type Harness } from './helpers/harness';
@@ -21,7 +20,7 @@ async function subscribe(h: Harness, version: 'v1' | 'v2', body: Record<string, 
   return res.json.webhook.id;
 }
 
-describe('CONTRACT §5: create headers', () => {
+describe('docs/decisions.md §5: create headers', () => {
   it('a first create has Location (which reads the recording back) and ETag, and no Idempotent-Replayed; only the replay carries it', async () => {
     const h = harness();
     const key = h.key();
@@ -45,7 +44,7 @@ describe('CONTRACT §5: create headers', () => {
   });
 });
 
-describe('spec Events: the feed and the default payload carry exactly the listed fields and never text', () => {
+describe('docs/decisions.md §17: the feed and the default payload carry exactly the listed fields and never text', () => {
   it('v2 and v1 feed items and default deliveries have only id, type, recordingId, revision, createdAt; no title, transcript or summary words anywhere', async () => {
     const h = harness({ webhookAllow: '127.0.0.1' });
     await subscribe(h, 'v2', { events: ['recording.created', 'recording.updated', 'recording.deleted'] });
@@ -90,7 +89,7 @@ describe('spec Events: the feed and the default payload carry exactly the listed
   });
 });
 
-describe('spec "text payload": exactly the default fields plus the listed text fields', () => {
+describe('docs/decisions.md §18 text payload: exactly the default fields plus the listed text fields', () => {
   it('an event delivery has exactly the text fields; a capture-rule delivery adds only command', async () => {
     const h = harness({ webhookAllow: '127.0.0.1' });
     h.services.devices.add(h.accountId, { id: 'ring-1', name: 'Ring', model: 'ring' });
@@ -127,7 +126,7 @@ describe('spec "text payload": exactly the default fields plus the listed text f
   });
 });
 
-describe('spec Webhook delivery 7: at most ten active subscriptions', () => {
+describe('docs/decisions.md §18: at most ten active subscriptions', () => {
   it('text-mode subscriptions count toward the ten although the v2 list leaves them out; disabled ones do not count', async () => {
     const h = harness({ webhookAllow: '127.0.0.1' });
     const text: string[] = [];

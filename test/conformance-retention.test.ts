@@ -1,6 +1,6 @@
-// Conformance: what is kept and what is erased. Issue 3 ("idempotency keys are kept as long as
-// the recording: a device app may retry after days offline") and spec Webhook delivery 6 with
-// CONTRACT §5 (deleting a recording erases its text everywhere, including the snapshot a
+// Conformance: what is kept and what is erased. docs/decisions.md §14 ("idempotency keys are kept
+// as long as the recording: a device app may retry after days offline") and §18 with
+// docs/decisions.md §5 (deleting a recording erases its text everywhere, including the snapshot a
 // capture rule holds while it waits for the capture input).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Conformance: CONTRACT §1 "SIGINT/SIGTERM: stop accepting, finish in-flight requests and
+// Conformance: docs/decisions.md §1 "SIGINT/SIGTERM: stop accepting, finish in-flight requests and
 // deliveries (bounded), close the database, exit 0", against the built bundle: a webhook delivery
 // that is on the wire when SIGTERM arrives is waited for and its outcome recorded before exit.
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { cliJson, startServe } from './helpers/bundle';
 import { heldAnswer, startReceiver } from './helpers/receiver';
 
-describe('CONTRACT §1: SIGTERM drains webhook deliveries', () => {
+describe('docs/decisions.md §1: SIGTERM drains webhook deliveries', () => {
   it('a delivery in flight at SIGTERM is finished and recorded delivered before the process exits 0', async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-drain-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));

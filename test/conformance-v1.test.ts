@@ -1,4 +1,4 @@
-// Conformance: spec v1 note 2 ("every v1 success response is 200"), CONTRACT §5 (If-Match forms
+// Conformance: docs/decisions.md §7 ("every v1 success response is 200"), docs/decisions.md §5 (If-Match forms
 // "everywhere (v1, v2, device settings)") and Limits ("120 requests per minute per key", which the
 // v1 interface shares with v2: one budget per key).
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { harness } from './helpers/harness';
 import { v1Created, v1Delete, v1Get, v1Put } from './helpers/v1-client';
 
-describe('spec v1 note 2: every v1 success response is 200', () => {
+describe('docs/decisions.md §7: every v1 success response is 200', () => {
   it('every v1 operation, used successfully, answers 200 (creates, deletes and manual sends included)', async () => {
     const h = harness({ webhookAllow: '127.0.0.1' });
     h.services.devices.add(h.accountId, { id: 'ring-1', name: 'Ring', model: 'ring' });
@@ -45,11 +45,11 @@ describe('spec v1 note 2: every v1 success response is 200', () => {
     assert.equal(statuses.length, 19);
   });
 
-  // CONTRACT §8 (fixed) gives the web app's two v1 additions other statuses, and the /api/session
+  // docs/decisions.md §8 (fixed) gives the web app's two v1 additions other statuses, and the /api/session
   // routes (outside /api/v1, described in this document too) keep theirs.
   const CONTRACT_8 = new Map([['DELETE /webhooks/{id}', '204'], ['POST /webhooks/{id}/test', '202']]);
 
-  it('the v1 OpenAPI document declares 200 as the only success status of every operation (but the ones CONTRACT §8 fixes)', async () => {
+  it('the v1 OpenAPI document declares 200 as the only success status of every operation (but the ones docs/decisions.md §8 fixes)', async () => {
     const h = harness();
     const doc = (await h.req('GET', '/api/v1/openapi.json')).json;
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)) {
@@ -63,7 +63,7 @@ describe('spec v1 note 2: every v1 success response is 200', () => {
   });
 });
 
-describe('CONTRACT §5: v1 If-Match accepts "3", W/"3" and 3 like v2', () => {
+describe('docs/decisions.md §5: v1 If-Match accepts "3", W/"3" and 3 like v2', () => {
   it('updateRecording, putProcessing and deleteRecording take every form; a stale one is 412, a malformed one 400', async () => {
     const h = harness();
     const key = h.key();

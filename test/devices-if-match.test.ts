@@ -1,4 +1,4 @@
-// CONTRACT §5: the one If-Match rule shared by recordings and device settings.
+// docs/decisions.md §5: the one If-Match rule shared by recordings and device settings.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../src/errors';

@@ -1,4 +1,4 @@
-// Spec "device" and "device settings", endpoint rule 9, CONTRACT §2 and §5: the v2 device list
+// docs/decisions.md §15, §2 and §5: the v2 device list
 // and per-device input settings with ETag / If-Match.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

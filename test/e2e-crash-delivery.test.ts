@@ -1,4 +1,4 @@
-// Issue 4 "Checked by": the built server is killed with SIGKILL while deliveries are on the wire;
+// docs/decisions.md §6 (at-least-once delivery): the built server is killed with SIGKILL while deliveries are on the wire;
 // restarted on the same database, it delivers every event that was committed before the crash.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// GET /api/v2/events/stream (CONTRACT §10), read over a real socket from a listening server: feed
+// GET /api/v2/events/stream (docs/decisions.md §10), read over a real socket from a listening server: feed
 // order, the feed item as data, resume by Last-Event-ID / ?after= without gap or repeat, push on
 // commit (no timer involved), pings, the per-credential limit, a stalled reader cut off with the
 // server's memory flat, and the end of every stream on shutdown.

@@ -1,4 +1,4 @@
-// Spec "Events / Feed" and CONTRACT §5 / §7: the v2 feed (opaque cursor, nextCursor never null)
+// docs/decisions.md §17, §5 and §7: the v2 feed (opaque cursor, nextCursor never null)
 // and the v1 feed (integer cursor, hasMore), both account-scoped and both the same events.
 // Events are emitted directly inside a writer transaction, as the recording service does.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Hostile input (the product promise, CONTRACT §4): bad input always gets a clear 4xx in the error
+// Hostile input (the product promise, docs/decisions.md §4): bad input always gets a clear 4xx in the error
 // envelope with X-Request-Id, naming the field, parameter or header that is wrong; never a 500,
 // never a half-written record. Each case here was a defect found by probing the running server.
 import assert from 'node:assert/strict';

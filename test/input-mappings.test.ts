@@ -1,4 +1,4 @@
-// CONTRACT §7 and issue 5 item 3: v1 input-mapping revisions (immutable, merged by id) are the
+// docs/decisions.md §7, §15: v1 input-mapping revisions (immutable, merged by id) are the
 // history behind v2 device settings; the newest revision of a device is its settings.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

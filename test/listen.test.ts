@@ -1,4 +1,4 @@
-// `reclib listen` (CONTRACT §10), run from the bundle against a listening server: each event is
+// `reclib listen` (docs/decisions.md §10), run from the bundle against a listening server: each event is
 // POSTed to --forward-to signed so that the standardwebhooks and stripe verifiers accept it, one
 // line per forward, a dropped stream resumed without loss or repeat, exit 0 on SIGINT/SIGTERM,
 // exit 2 without RECLIB_API_KEY.

@@ -1,4 +1,4 @@
-// POST /api/v2/recordings: spec "recording (v2)", endpoint rules 1-5, CONTRACT §5.
+// POST /api/v2/recordings: docs/decisions.md §13, §14 and §5.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_RECORDED_AT } from '../src/services/recording-model';

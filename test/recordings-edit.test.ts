@@ -1,5 +1,5 @@
 // GET, PATCH and DELETE /api/v2/recordings/{id}: ETag/If-Match (endpoint rule 6), immutable and
-// unknown fields, deletion (spec "Deletion"), multi-account isolation, path id validation.
+// unknown fields, deletion (docs/decisions.md §13), multi-account isolation, path id validation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { harness } from './helpers/harness';

@@ -1,4 +1,4 @@
-// Spec "Deletion" / CONTRACT §5: deletion erases the text from the database and the search index —
+// docs/decisions.md §13 and §5: deletion erases the text from the database and the search index —
 // not only from the row: the search vocabulary and the database file itself keep none of it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Spec "Events": which events each recording write emits, in the write's own transaction, and the
+// docs/decisions.md §17: which events each recording write emits, in the write's own transaction, and the
 // change hook (RecordingService.onChange) the capture-rule engine builds on. Also the v1-facing
 // pieces of the service: metadata-only pending captures, processing and audio reports.
 import assert from 'node:assert/strict';

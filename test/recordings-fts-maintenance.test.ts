@@ -1,6 +1,6 @@
 // The search index follows the table inside each write (schema triggers note the rows, the writer
 // indexes them once per transaction) and is kept compact by FTS5's automerge inside writes and by
-// small merge slices while the server is idle, never by a blocking 'optimize' (issue 3, item 2).
+// small merge slices while the server is idle, never by a blocking 'optimize'.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// A page of recordings is bounded in bytes as well as in count (CONTRACT §12): with long
+// A page of recordings is bounded in bytes as well as in count (docs/decisions.md §12): with long
 // transcripts a page stops at about PAGE_BYTES of JSON and says so with a nextCursor, and paging
 // on still returns every recording exactly once, newest first (v2, v1 and search alike).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Property (issue 3 "Checked by" a): any sequence of creates, replays, edits and deletes keeps the
+// Property: any sequence of creates, replays, edits and deletes keeps the
 // library equal to a simple in-memory model: every response (status and body) and, after the
 // sequence, the whole listing walked page by page.
 import assert from 'node:assert/strict';

@@ -22,7 +22,7 @@ import { harness } from './helpers/harness';
 /** A second, independent connection to the same file: what the admin CLI is to the server. */
 function services(file: string, clock = new FakeClock()) {
   const db = openDatabase(file);
-  const core: Core = { db, writer: new Writer(db), clock, config: testConfig({ db: file }), masterSecret: randomBytes(32) };
+  const core: Core = { db, writer: new Writer(db, undefined, clock), clock, config: testConfig({ db: file }), masterSecret: randomBytes(32) };
   return createServices(core);
 }
 

@@ -1,4 +1,4 @@
-// GET /api/v2/recordings filters and paging (endpoint rules 7-8, CONTRACT §5), and the cost rule of
+// GET /api/v2/recordings filters and paging (endpoint rules 7-8, docs/decisions.md §5), and the cost rule of
 // issue 3: every listing reads in index order, never sorting its matches (EXPLAIN QUERY PLAN).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Properties of search (issue 3 "Checked by" b, CONTRACT §5 "q"):
+// Properties of search (issue 3 "Checked by" b, docs/decisions.md §5 "q"):
 // - walking all pages with any filters returns each matching recording exactly once, newest first,
 //   equal to a simple model of the matching rules;
 // - no text in q, however strange, causes anything but 200 or 400.
@@ -43,7 +43,7 @@ const filtersArb = fc
 const fold = (s: string) => s.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
 const words = (s: string) => fold(s).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 
-/** The matching rules of CONTRACT §5, written out plainly. */
+/** The matching rules of docs/decisions.md §5, written out plainly. */
 function matches(rec: { title: string; transcript: string }, q: string): boolean {
   const doc = [words(rec.title), words(rec.transcript)];
   const parts = q.split('"');

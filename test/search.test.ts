@@ -1,4 +1,4 @@
-// GET /api/v2/recordings search text (endpoint rule 7, CONTRACT §5 "q"): AND of words, prefix
+// GET /api/v2/recordings search text (endpoint rule 7, docs/decisions.md §5 "q"): AND of words, prefix
 // matching, case and accents, phrases, FTS syntax as plain text, limits.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 16.6 and CONTRACT §1: SIGTERM under load. The server stops accepting, answers every
+// docs/decisions.md §1: SIGTERM under load. The server stops accepting, answers every
 // request it received (on kept-alive connections with Connection: close, so the client does not
 // send another on a closing socket), and exits 0: no client sees a reset. A client that
 // half-closes its side after a complete request still gets the answer.

@@ -1,4 +1,4 @@
-// Capture rules (spec "Capture rules", CONTRACT §6): conditions, one delivery per matching
+// Capture rules (spec "Capture rules", docs/decisions.md §6): conditions, one delivery per matching
 // subscription, once per native capture made after the subscription, on the first nonempty
 // transcript, waiting for late capture metadata, never for imports or later edits.
 import assert from 'node:assert/strict';

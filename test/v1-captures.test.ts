@@ -1,4 +1,4 @@
-// App captures over v1 (CONTRACT §7, issue 5 "App captures"): native captures, metadata-only
+// App captures over v1 (docs/decisions.md §7, issue 5 "App captures"): native captures, metadata-only
 // pending captures, the input mapping deciding the kind, processing reports with their allowed
 // moves and late capture metadata, audio references, and the importing-application rule.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Issue 5 "Checked by": a real day of a ring owner, end to end through the v1 API, the outbox, the
+// docs/decisions.md §7, §18, §19: a real day of a ring owner, end to end through the v1 API, the outbox, the
 // scheduler and a real local receiver that verifies every signature with Stripe's and Standard
 // Webhooks' own verifiers.
 import assert from 'node:assert/strict';
@@ -23,7 +23,7 @@ function verified(r: Receiver, path: string, secret: string): Payload[] {
 
 const deliver = (h: Harness) => h.services.webhooks.scheduler.processAll();
 
-describe('a day with the ring (issue 5 end to end)', () => {
+describe('a day with the ring, end to end', () => {
   it('hold capture → one signed rule delivery with the command; imports, late metadata, edits, manual send, delete', async (t) => {
     const h = harness({ webhookAllow: '127.0.0.1', publicUrl: 'https://rec.example.net' });
     h.clock.set(Date.now()); // the verifiers compare the signature timestamp with the real clock

@@ -1,4 +1,4 @@
-// Late capture metadata (v1 putProcessing, CONTRACT §7) is checked like the same metadata on a
+// Late capture metadata (v1 putProcessing, docs/decisions.md §7) is checked like the same metadata on a
 // create: an app capture's captureInput must be an input of its device (spec "device settings":
 // recordButton is not accepted for the ring-type device) and its device must exist.
 import assert from 'node:assert/strict';

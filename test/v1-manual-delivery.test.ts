@@ -1,5 +1,5 @@
 // Manual delivery and the delivery status listing (spec v1 note 4, "Text delivery states",
-// CONTRACT §6-7).
+// docs/decisions.md §6-7).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { harness, type Harness } from './helpers/harness';

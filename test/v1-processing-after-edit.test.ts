@@ -1,4 +1,4 @@
-// v1 `processing: { status, updatedAt, message? }` (CONTRACT §7) after an edit that moves the
+// v1 `processing: { status, updatedAt, message? }` (docs/decisions.md §7) after an edit that moves the
 // status: saving a nonempty transcript makes the recording ready (spec "Recording status"), so the
 // processing state changed then; its updatedAt follows and the earlier status's message goes.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// v1 recording operations (spec "v1", "v1 query constraints", CONTRACT §7): shapes, every success
+// v1 recording operations (docs/decisions.md §7, §21): shapes, every success
 // 200, the query constraints, Idempotency-Key, If-Match, latest-clip, and one library shared with v2.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

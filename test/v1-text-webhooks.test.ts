@@ -1,4 +1,4 @@
-// Text-mode webhooks (spec "text payload", "Webhook delivery" 6, "Capture rules" 5-6, CONTRACT §6-7):
+// Text-mode webhooks (spec "text payload", "Webhook delivery" 6, "Capture rules" 5-6, docs/decisions.md §6-7):
 // subscription over v1 and v2, the payload fields, immutable snapshots resent on retry, deletion
 // payloads, and erasure of stored delivery text when a recording is deleted.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// CONTRACT §8 (issue 13, point 3): the web app's view of subscriptions over v1 — every
+// docs/decisions.md §8: the web app's view of subscriptions over v1 — every
 // subscription of both payload modes, disabling, the per-subscription delivery log (newest first,
 // opaque cursor) and the webhook.test send through the normal queue.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// CONTRACT §8 (issue 13, point 2): GET /api/session, sign-in by account id or name, and account
+// docs/decisions.md §8: GET /api/session, sign-in by account id or name, and account
 // names unique regardless of case, with the duplicates an older database may hold kept.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { harness } from './helpers/harness';
-import { unusedPort } from './delivery/local-receiver';
+import { unusedPort } from './helpers/receiver';
 import { ROOT } from './helpers/bundle';
 
 function readmeReceiver(): string {

@@ -159,17 +159,6 @@ describe('v2 /webhooks', () => {
     assert.equal(plain.json.webhook.rules, null);
   });
 
-  test('a subscription records the event sequence high-water mark at its creation', async () => {
-    const h = harness();
-    const { writer, clock } = h.services.core;
-    writer.write(() => {
-      h.services.events.emit(h.accountId, 'recording.created', 'rec_a', 1, clock.now());
-      h.services.events.emit(h.accountId, 'recording.updated', 'rec_a', 2, clock.now());
-    });
-    const w = (await create(h, { url: HOOK, events: ['recording.created'] })).json.webhook;
-    assert.equal(h.services.webhooks.get(h.accountId, w.id).created_seq, 2);
-  });
-
   test('webhook secrets are not stored in the database file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-wh-'));
     try {

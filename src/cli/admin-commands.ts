@@ -1,16 +1,13 @@
-// Admin commands: accounts, sessions, keys, devices (CONTRACT §2, §12).
+// Admin commands: accounts, sessions, keys, devices (docs/decisions.md §2, §12).
 import type { Command } from 'commander';
-import { keyMetadata } from '../services/auth';
 import { print, table, type CommonOpts } from './output';
-import { common, intOption, withServices } from './shared';
+import { commaList, common, intOption, withServices } from './shared';
 
 const readStdin = async (): Promise<string> => {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 };
-
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
 
 export function registerAdminCommands(program: Command): void {
   const accounts = program.command('accounts').description('manage accounts');
@@ -35,7 +32,7 @@ export function registerAdminCommands(program: Command): void {
     );
   common(accounts.command('list').description('list accounts')).action((opts: CommonOpts) =>
     withServices(opts, (s) => {
-      const rows = s.auth.store.accounts().map((a) => ({ id: a.id, name: a.name, createdAt: a.created_at }));
+      const rows = s.auth.accounts().map((a) => ({ id: a.id, name: a.name, createdAt: a.created_at }));
       print(opts, { accounts: rows }, table(rows, ['id', 'name', 'createdAt']));
     }),
   );
@@ -77,7 +74,7 @@ export function registerAdminCommands(program: Command): void {
     .addOption(intOption('--expiry <days>', 'lifetime in days, 1-365 (default 90)'))
     .action((opts: CommonOpts & { account: string; name: string; permissions: string; expiry?: number }) =>
       withServices(opts, (s) => {
-        const r = s.auth.createKey(opts.account, { name: opts.name, permissions: list(opts.permissions), expiry: opts.expiry });
+        const r = s.auth.createKey(opts.account, { name: opts.name, permissions: commaList(opts.permissions), expiry: opts.expiry });
         print(opts, r, `created key ${r.key.id} (${r.key.permissions.join(',')}), expires ${new Date(r.key.expiresAt).toISOString()}\nsecret (shown once): ${r.secret}`);
       }),
     );
@@ -94,9 +91,8 @@ export function registerAdminCommands(program: Command): void {
     .argument('<keyId>', 'key id (key_…)')
     .action((keyId: string, opts: CommonOpts & { account: string }) =>
       withServices(opts, (s) => {
-        s.auth.revokeKey(opts.account, keyId);
-        const key = s.auth.store.key(opts.account, keyId);
-        print(opts, { key: key ? keyMetadata(key) : null }, `revoked ${keyId}`);
+        const key = s.auth.revokeKey(opts.account, keyId);
+        print(opts, { key }, `revoked ${keyId}`);
       }),
     );
 

@@ -1,4 +1,4 @@
-// `reclib backup --to FILE` and `reclib restore --from FILE` (CONTRACT §11).
+// `reclib backup --to FILE` and `reclib restore --from FILE` (docs/decisions.md §11).
 import type { Command } from 'commander';
 import { loadConfig } from '../config';
 import { backupDatabase, BackupError } from '../db/backup';

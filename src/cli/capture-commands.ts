@@ -1,4 +1,4 @@
-// `reclib captures simulate` (CONTRACT §12): try capture rules and text webhooks without a device.
+// `reclib captures simulate` (docs/decisions.md §12): try capture rules and text webhooks without a device.
 // The capture goes through the same services as the v1 app API (services/capture-simulator.ts);
 // the deliveries it queues are sent by the running server's scheduler.
 import type { Command } from 'commander';

@@ -1,4 +1,4 @@
-// `reclib export --account ID --to DIR [--format markdown|json]` (CONTRACT §11).
+// `reclib export --account ID --to DIR [--format markdown|json]` (docs/decisions.md §11).
 import { Option, type Command } from 'commander';
 import { exportRecordings, ExportError, type ExportFormat } from '../export/exporter';
 import { RecordingExportStore } from '../store/recording-export-store';

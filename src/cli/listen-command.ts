@@ -1,4 +1,4 @@
-// `reclib listen --url URL --forward-to URL [--events a,b]` (CONTRACT §10): test a webhook
+// `reclib listen --url URL --forward-to URL [--events a,b]` (docs/decisions.md §10): test a webhook
 // consumer on a laptop without a public HTTPS address. It follows the server's live event stream
 // (GET /api/v2/events/stream, key from RECLIB_API_KEY) and POSTs each event to --forward-to,
 // signed by the same module as real deliveries (Service-Signature and the Standard Webhooks
@@ -14,6 +14,7 @@ import { signDelivery } from '../delivery/signing';
 import { AppError } from '../errors';
 import { EVENT_TYPES } from '../services/events';
 import { fail } from './output';
+import { commaList } from './shared';
 import { SseParser, type SseEvent } from './sse-parser';
 
 const STREAM_PATH = '/api/v2/events/stream';
@@ -58,7 +59,7 @@ export function listenOptions(flags: { url: string; forwardTo: string; events?: 
   stream.pathname = base.endsWith(STREAM_PATH) ? base : `${base}${STREAM_PATH}`;
   let events: Set<string> | undefined;
   if (flags.events !== undefined) {
-    events = new Set(flags.events.split(',').map((x) => x.trim()).filter(Boolean));
+    events = new Set(commaList(flags.events));
     const unknown = [...events].filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
     if (events.size === 0 || unknown.length > 0) throw new ConfigError(`--events: ${unknown.join(', ') || 'empty'}; event types are ${EVENT_TYPES.join(', ')}`);
   }

@@ -1,4 +1,4 @@
-// `reclib mcp --url URL` (CONTRACT §9): a stdio bridge for local assistants that start MCP servers
+// `reclib mcp --url URL` (docs/decisions.md §9): a stdio bridge for local assistants that start MCP servers
 // as a child process. Each JSON-RPC message read from stdin is POSTed to URL/mcp with the key from
 // RECLIB_API_KEY, and each reply is written to stdout: the SDK's StdioServerTransport on one side
 // and its StreamableHTTPClientTransport on the other, so framing and HTTP details are the SDK's.

@@ -1,5 +1,5 @@
 // CLI output: with --json exactly one JSON object on stdout; otherwise friendly text.
-// Errors go to stderr with a non-zero exit code (CONTRACT §12): 2 for usage and configuration
+// Errors go to stderr with a non-zero exit code (docs/decisions.md §12): 2 for usage and configuration
 // errors, 1 for everything else; with --json as {"error":{"code","message"}}.
 import { AppError } from '../errors';
 import { ConfigError } from '../config';

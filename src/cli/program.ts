@@ -1,4 +1,4 @@
-// The admin CLI (CONTRACT §2). Commands call services on the same database file the server
+// The admin CLI (docs/decisions.md §2). Commands call services on the same database file the server
 // uses (WAL, so they may run while it runs); nothing goes over HTTP.
 import { Command } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
@@ -16,7 +16,7 @@ export function buildProgram(): Command {
   const program = new Command('reclib')
     .description('reclib: a self-hosted recording library server (clips, memos, search, webhooks) on one SQLite file')
     .showHelpAfterError()
-    // With --json a usage error is one JSON object on stderr, without the help text (CONTRACT §12).
+    // With --json a usage error is one JSON object on stderr, without the help text (docs/decisions.md §12).
     .configureOutput({
       writeErr: (s) => (jsonRequested() ? undefined : process.stderr.write(s)),
       outputError: (s) => (jsonRequested() ? process.stderr.write(JSON.stringify({ error: { code: 'usage', message: s.replace(/^error: /, '').trim() } }) + '\n') : process.stderr.write(s)),

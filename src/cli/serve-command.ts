@@ -30,7 +30,7 @@ export function registerServe(program: Command): void {
     .action(async (opts: ConfigFlags & { json?: boolean }) => {
       try {
         const config = loadConfig(opts);
-        // With --json, stdout carries exactly one JSON object (CONTRACT §2); the rest goes to stderr.
+        // With --json, stdout carries exactly one JSON object (docs/decisions.md §2); the rest goes to stderr.
         const say = opts.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
         // With --json the log (start-up line included) goes to stderr with the other lines.
         const server = await startServer(config, say);

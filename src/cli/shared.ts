@@ -9,6 +9,9 @@ import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { CliError, fail, type CommonOpts } from './output';
 
+/** A comma list option (`a, b,,c` → a, b, c). */
+export const commaList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+
 /** Adds --db, --durability and --json to a leaf command. */
 export const common = (cmd: Command): Command =>
   cmd
@@ -17,7 +20,7 @@ export const common = (cmd: Command): Command =>
     .option('--json', 'print exactly one JSON object on stdout (errors as {"error":{"code","message"}} on stderr)');
 
 /**
- * Opens the runtime an admin command works on. The database file must exist (CONTRACT §12: a
+ * Opens the runtime an admin command works on. The database file must exist (docs/decisions.md §12: a
  * mistyped --db is an error, and nothing is created, not even the master secret) unless
  * `createDb` (accounts create, the first command of a new library).
  */

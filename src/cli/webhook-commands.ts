@@ -1,11 +1,9 @@
-// `reclib webhooks create|list|disable` (CONTRACT §2): the same service as POST/GET/DELETE
+// `reclib webhooks create|list|disable` (docs/decisions.md §2): the same service as POST/GET/DELETE
 // /api/v2/webhooks, on the database file directly.
 import type { Command } from 'commander';
 import { webhookJson } from '../services/webhooks';
 import { print, table, type CommonOpts } from './output';
-import { common, withServices } from './shared';
-
-const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+import { commaList, common, withServices } from './shared';
 
 interface CreateOpts extends CommonOpts {
   account: string;
@@ -36,7 +34,7 @@ export function registerWebhookCommands(program: Command): void {
         const hasRules = [opts.rulePrefix, opts.ruleCaptureInput, opts.ruleKind].some((x) => x !== undefined);
         const r = await s.webhooks.create(opts.account, {
           url: opts.url,
-          events: opts.events === undefined ? undefined : list(opts.events),
+          events: opts.events === undefined ? undefined : commaList(opts.events),
           payloadMode: opts.payloadMode,
           rules: hasRules ? { prefix: opts.rulePrefix, captureInput: opts.ruleCaptureInput, kind: opts.ruleKind } : undefined,
         });

@@ -76,7 +76,7 @@ function configure(db: Db, durability: Durability): void {
   ownership(db);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  // FULL (the default, CONTRACT §11): every commit fsyncs the WAL before it returns, so an
+  // FULL (the default, docs/decisions.md §11): every commit fsyncs the WAL before it returns, so an
   // acknowledged write survives an OS crash or power loss, not only a process crash. Group commit
   // (src/db/writer.ts) makes that one fsync per group of concurrent requests, not per request.
   // NORMAL (--durability normal): a commit is durable against a process crash (kill -9); an OS
@@ -90,7 +90,7 @@ function configure(db: Db, durability: Durability): void {
   // file is 5 GB). Within the server's memory budget (peak RSS ~180 MB at 1M in the benchmark).
   db.pragma(`cache_size = ${CACHE_SIZE}`);
   // Deleted and overwritten content is zeroed, freed pages included: a deleted recording's text must
-  // leave the file (CONTRACT §5), not linger in free space. Costs some extra page writes.
+  // leave the file (docs/decisions.md §5), not linger in free space. Costs some extra page writes.
   db.pragma('secure_delete = ON');
   // Checkpoint every 10,000 WAL pages (~40 MB) instead of SQLite's 1,000: a checkpoint copies each
   // page once however often it changed, and the pages every write touches (index interiors, the FTS

@@ -1,4 +1,4 @@
-// Whether writes are failing because of the storage (CONTRACT §12): a full disk, a read-only file
+// Whether writes are failing because of the storage (docs/decisions.md §12): a full disk, a read-only file
 // or folder, an I/O error. Such a write is refused as 503 unavailable with Retry-After: 30, not as
 // a 500 — the client cannot tell "retry later" from a bug otherwise, and SQLite has rolled the
 // whole transaction back, so the same request (same Idempotency-Key) succeeds once space is back.

@@ -13,6 +13,11 @@
 // beforeCommit hooks run last inside every transaction (after fn, or after every member of a
 // group, outside their savepoints): work that is cheaper once per transaction than once per row,
 // such as writing the rows noted in recordings_fts_pending to the FTS index in one statement.
+//
+// `now` is the transaction's time, read from the clock once when the transaction has its lock (as
+// benbjohnson/wtf's tx.now): every row one change writes (the recording, its events, their
+// deliveries) carries the same time, and so does every member of a group.
+import { systemClock, type Clock } from '../clock';
 import { BUSY_TIMEOUT_MS, type Db } from './open';
 import { WriteHealth } from './write-health';
 
@@ -40,6 +45,7 @@ export class Writer {
   private scheduled = false;
   private lastGroupSize = 0;
   private lastFlushAt = 0;
+  private txNow: number | undefined;
 
   /** A full disk or read-only file: every write fails the same way until one succeeds again. */
   readonly health = new WriteHealth();
@@ -48,7 +54,13 @@ export class Writer {
     readonly db: Db,
     /** The wait before a group under concurrent writes (tests lengthen it to stay deterministic). */
     private readonly groupDelayMs = GROUP_DELAY_MS,
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  /** The current transaction's time (Unix ms), the same for every call within it; outside one, the clock's. */
+  get now(): number {
+    return this.txNow ?? this.clock.now();
+  }
 
   /** Runs fn in one immediate transaction (nested calls join the outer one). No await inside. */
   write<T>(fn: () => T): T {
@@ -60,6 +72,7 @@ export class Writer {
     try {
       result = this.db
         .transaction(() => {
+          this.txNow = this.clock.now();
           const value = fn();
           this.runPreCommit();
           return value;
@@ -70,6 +83,7 @@ export class Writer {
     } finally {
       this.depth--;
       this.afterCommit = [];
+      this.txNow = undefined;
     }
     this.health.succeeded();
     for (const hook of hooks) hook();
@@ -150,6 +164,7 @@ export class Writer {
     this.depth++;
     try {
       this.db.transaction(() => {
+        this.txNow = this.clock.now();
         for (const member of batch) {
           const hooks: Array<() => void> = [];
           this.afterCommit = hooks;
@@ -172,6 +187,7 @@ export class Writer {
     } finally {
       this.depth--;
       this.afterCommit = [];
+      this.txNow = undefined;
     }
     if (failure) {
       // Nothing of the group was saved. BEGIN failed (no member ran; e.g. busy beyond

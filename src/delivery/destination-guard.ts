@@ -1,4 +1,4 @@
-// SSRF guard for webhook destinations (CONTRACT §1 --webhook-allow, §6). A destination must be a
+// SSRF guard for webhook destinations (docs/decisions.md §1 --webhook-allow, §6). A destination must be a
 // public unicast address over https on port 443 unless the operator listed it in --webhook-allow.
 // The URL is checked at subscription creation and again at send time; hostnames are checked
 // against the address the socket actually connects to (guardedLookup), so DNS rebinding between
@@ -17,9 +17,9 @@ export interface AllowList {
   readonly hostnames: ReadonlySet<string>;
   /** Address ranges (a single IP is /32 or /128), IPv4-mapped forms already turned into IPv4. */
   readonly ranges: readonly IpRange[];
+  /** The entries as the operator wrote them, for the start-up line. */
+  readonly entries: readonly string[];
 }
-
-export const EMPTY_ALLOW_LIST: AllowList = { hostnames: new Set(), ranges: [] };
 
 /** Resolves a hostname to every address it has; `family` 0 means any. */
 export type Resolver = (hostname: string, family: 0 | 4 | 6) => Promise<readonly LookupAddress[]>;
@@ -99,16 +99,18 @@ function parseHostnameEntry(entry: string): string | null {
 export function parseAllowList(list: string): AllowList {
   const hostnames = new Set<string>();
   const ranges: IpRange[] = [];
+  const entries: string[] = [];
   for (const item of list.split(',')) {
     const entry = item.trim().toLowerCase();
     if (entry === '') continue;
+    entries.push(item.trim());
     const range = parseRangeEntry(entry);
     const hostname = range ? null : parseHostnameEntry(entry);
     if (range) ranges.push(range);
     else if (hostname) hostnames.add(hostname);
     else throw invalid(`webhook allow list: "${item.trim()}" is not a hostname, IP address or CIDR`);
   }
-  return { hostnames, ranges };
+  return { hostnames, ranges, entries };
 }
 
 const isHostnameListed = (hostname: string, allow: AllowList): boolean =>
@@ -186,11 +188,6 @@ function checkUnlisted(url: URL, ip: Ip | null): void {
   }
 }
 
-/** The creation-time check of a subscription URL by its text alone. Throws 400 invalid_request saying why. */
-export function checkWebhookUrl(raw: string, allow: AllowList): URL {
-  return checkWebhookTarget(raw, allow, false).url;
-}
-
 export interface WebhookTarget {
   url: URL;
   /** Listed in --webhook-allow by its text (a hostname entry, or an IP literal in a listed range). */
@@ -200,11 +197,11 @@ export interface WebhookTarget {
 }
 
 /**
- * checkWebhookUrl, except for a hostname URL that breaks only the https/443 rule (or names
+ * The check of a subscription URL by its text (throws 400 invalid_request saying why), except for a hostname URL that breaks only the https/443 rule (or names
  * localhost) while the allow list has ranges: a CIDR entry matches the resolved address too
- * (CONTRACT §1), so such a URL is a listed destination when every address its host resolves to
+ * (docs/decisions.md §1), so such a URL is a listed destination when every address its host resolves to
  * lies in a listed range. That is left to the lookup: `rangeOnly` says every resolved address must
- * be in a listed range. (`byResolvedAddress` false: the text alone decides, as checkWebhookUrl.)
+ * be in a listed range. (`byResolvedAddress` false: the text alone decides.)
  */
 export function checkWebhookTarget(raw: string, allow: AllowList, byResolvedAddress = true): WebhookTarget {
   const url = parseWebhookUrl(raw);
@@ -252,7 +249,7 @@ export async function resolveAllowed(
 /**
  * A `lookup` for node's http/https request options. Node connects to exactly the addresses this
  * hands back, so the check and the connection see the same DNS answer. Node does not call
- * `lookup` for IP-literal hosts: those are checked by checkWebhookUrl before connecting.
+ * `lookup` for IP-literal hosts: those are checked by checkWebhookTarget before connecting.
  */
 export function guardedLookup(allow: AllowList, resolver: Resolver = systemResolver, rangeOnly = false): LookupFunction {
   return (hostname, options, callback) => {
@@ -272,7 +269,7 @@ export function guardedLookup(allow: AllowList, resolver: Resolver = systemResol
 }
 
 /**
- * Creation-time check including DNS: checkWebhookUrl, then refuses a hostname that already
+ * Creation-time check including DNS: checkWebhookTarget, then refuses a hostname that already
  * resolves to a non-public address, so the subscriber learns at once. A lookup that fails or
  * takes longer than `timeoutMs` does not refuse the URL: send time checks again and fails closed.
  * A hostname URL with http or another port is accepted only when its host resolves into a listed

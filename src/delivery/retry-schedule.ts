@@ -1,5 +1,5 @@
-// Delivery retry schedule (spec "Webhook delivery" 4: eight attempts, exponential backoff starting
-// at one minute; CONTRACT §1 --delivery-backoff-ms sets the first delay). Pure, so the scheduler
+// Delivery retry schedule (docs/decisions.md §6: eight attempts, exponential backoff starting
+// at one minute; docs/decisions.md §1 --delivery-backoff-ms sets the first delay). Pure, so the scheduler
 // and its tests agree on the numbers without a clock.
 
 export const MAX_ATTEMPTS = 8;

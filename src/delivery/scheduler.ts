@@ -1,4 +1,4 @@
-// The delivery scheduler (spec "Webhook delivery" 4, CONTRACT §1): claims due deliveries as
+// The delivery scheduler (docs/decisions.md §6, §1): claims due deliveries as
 // leases, at most `deliveryPerMinute` claims in any 60 s and `deliveryConcurrency` in flight,
 // sends each with the stored body signed at send time, and records every attempt.
 //
@@ -8,7 +8,7 @@
 // late finisher with an old token changes nothing. The per-minute window counts attempt rows, so
 // it survives restarts.
 //
-// Fairness (CONTRACT §12): the slots are shared by subscriptions, not by due time. A subscription
+// Fairness (docs/decisions.md §12): the slots are shared by subscriptions, not by due time. A subscription
 // has at most one send in flight; each tick claims the oldest due delivery of each subscription
 // that has none, least recently claimed subscription first (round robin); and a subscription whose
 // last attempt got no answer at all (timeout, refused connection, blocked destination) waits that
@@ -22,23 +22,19 @@ import { randomBase62 } from '../ids';
 import type { Worker } from '../worker';
 import type { DeliveryOutcome, DeliveryRow, DeliveryStore } from '../store/delivery-store';
 import type { WebhookStore } from '../store/webhook-store';
-import { type AllowList, type Resolver, parseAllowList } from './destination-guard';
 import { type SendWebhookResult, sendWebhook } from './http-sender';
 import { MAX_ATTEMPTS, isFinalAttempt, retryDelayMs } from './retry-schedule';
 import { deriveWebhookSecret, signDelivery } from './signing';
 
 const WINDOW_MS = 60_000;
-const DEFAULT_INTERVAL_MS = 1_000;
+/** How often the timer looks for due deliveries (nudges come in between). */
+const INTERVAL_MS = 1_000;
 const INTERRUPTED = 'interrupted: no outcome was recorded before the lease ran out';
 
 /** Long enough that a live worker always finishes first: the send is cut at timeoutMs. */
 export const leaseMs = (timeoutMs: number): number => 2 * timeoutMs + 1_000;
 
 export interface SchedulerOptions {
-  /** How often the production timer looks for due deliveries (nudges come in between). */
-  intervalMs?: number;
-  /** DNS for send-time destination checks; tests inject fakes. */
-  resolver?: Resolver;
   log?: (line: string) => void;
 }
 
@@ -69,7 +65,6 @@ export class DeliveryScheduler implements Worker {
   private running = false;
   private stopped = false;
   private nudgePending = false;
-  private allow: AllowList | undefined;
   /** Subscriptions with a send in flight, until its lease expiry (a hung send does not pin them forever). */
   private readonly busy = new Map<string, number>();
   /** Subscriptions whose last attempt got no answer: not tried again before this time. */
@@ -91,7 +86,7 @@ export class DeliveryScheduler implements Worker {
   start(): void {
     if (this.running || this.stopped) return;
     this.running = true;
-    this.timer = setInterval(() => this.tick(), this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+    this.timer = setInterval(() => this.tick(), INTERVAL_MS);
     this.timer.unref();
     this.tick();
   }
@@ -233,8 +228,8 @@ export class DeliveryScheduler implements Worker {
       body: delivery.body,
       headers,
       timeoutMs: this.core.config.deliveryTimeoutMs,
-      allow: (this.allow ??= parseAllowList(this.core.config.webhookAllow)),
-      ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+      allow: this.core.config.allowList,
+      ...(this.core.resolver ? { resolver: this.core.resolver } : {}),
     });
     const done: Promise<void> = send
       .then((result) => this.finish(claim, result))

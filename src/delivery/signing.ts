@@ -1,4 +1,4 @@
-// Delivery signatures (CONTRACT §6). One delivery carries two signatures over the same bytes so
+// Delivery signatures (docs/decisions.md §6). One delivery carries two signatures over the same bytes so
 // receivers can use either Stripe's verifier (Service-Signature, keyed with the secret string) or
 // a Standard Webhooks library (webhook-signature, keyed with the decoded secret bytes).
 import { createHmac } from 'node:crypto';
@@ -7,7 +7,7 @@ const SECRET_PREFIX = 'whsec_';
 
 /**
  * The subscription secret: derived, not stored, so rotating the master secret invalidates every
- * subscription at once (spec: "recreate subscriptions after the master secret is rotated").
+ * subscription at once (docs/decisions.md §18: "after the master secret is rotated, recreate them all").
  */
 export function deriveWebhookSecret(master: Buffer, webhookId: string): string {
   return SECRET_PREFIX + createHmac('sha256', master).update(webhookId, 'utf8').digest('base64');

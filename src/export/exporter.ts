@@ -1,4 +1,4 @@
-// `reclib export` (CONTRACT §11): an account's live recordings as files a person can read without
+// `reclib export` (docs/decisions.md §11): an account's live recordings as files a person can read without
 // reclib. Idempotent: a rerun rewrites only the notes that changed and removes the notes of
 // recordings deleted since, and only files an export wrote (a note starts with reclib's front
 // matter and its own id; recordings.jsonl holds recording JSON); nothing else in DIR is touched.
@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { ID_PATTERN } from '../ids';
 import { createPrivateFile, makePrivateDir, pathProblem, syncDirectory, writeFileAtomic } from '../files/private-files';
 import { recordingJson } from '../services/recording-model';
 import type { RecordingExportStore } from '../store/recording-export-store';
@@ -30,7 +31,6 @@ export interface ExportOptions {
 export class ExportError extends Error {}
 
 export const JSONL_FILE = 'recordings.jsonl';
-const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 export function exportRecordings(store: RecordingExportStore, opts: ExportOptions): ExportResult {
   const dir = path.resolve(opts.dir);
@@ -79,7 +79,7 @@ function removeStaleNotes(store: RecordingExportStore, accountId: string, dir: s
       let removedHere = false;
       for (const name of fs.readdirSync(month)) {
         const id = name.endsWith('.md') ? name.slice(0, -3) : '';
-        if (!ID.test(id)) continue;
+        if (!ID_PATTERN.test(id)) continue;
         const file = path.join(month, name);
         const rel = path.relative(dir, file).split(path.sep).join('/');
         const row = store.liveById(accountId, id);

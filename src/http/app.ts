@@ -72,7 +72,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
     }),
   );
 
-  // Prometheus metrics, only when a token is configured (CONTRACT §11); the server counts requests.
+  // Prometheus metrics, only when a token is configured (docs/decisions.md §11); the server counts requests.
   const metricsToken = core.config.metricsToken;
   const metrics = metricsToken ? new Metrics(new MetricsStore(core.db), core.config.db) : undefined;
   if (metrics && metricsToken) registerMetricsRoute(app, metrics, metricsToken, (c, message) => errorResponse(c, 'unauthenticated', message));

@@ -1,4 +1,4 @@
-// Reading a JSON request body with the spec's size limit. A body over the limit is refused as
+// Reading a JSON request body with the size limit of docs/decisions.md §20. A body over the limit is refused as
 // soon as the limit is crossed, whether it announced a Content-Length or came chunked: the rest
 // is never read into memory.
 import type { Context } from 'hono';

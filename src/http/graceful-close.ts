@@ -1,4 +1,4 @@
-// Closing the HTTP server without resetting a request it received (CONTRACT §1, issue 16).
+// Closing the HTTP server without resetting a request it received (docs/decisions.md §1, §11).
 //
 // Node's server.close() stops accepting and at once destroys every kept-alive connection that is
 // idle at that moment. A client that has just sent its next request on such a connection (it

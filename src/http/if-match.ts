@@ -1,4 +1,4 @@
-// The one If-Match rule (CONTRACT §5), shared by recordings (v1, v2) and device settings:
+// The one If-Match rule (docs/decisions.md §5), shared by recordings (v1, v2) and device settings:
 // the value is the revision from an ETag, accepted as "3", W/"3" or 3. Weak tags are accepted on
 // purpose although RFC 9110 asks for strong comparison, because clients copy whatever they got.
 // `*` and lists of tags are refused: a write must name the revision it was based on.

@@ -1,4 +1,4 @@
-// POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (CONTRACT §9). Each request
+// POST /mcp: the Model Context Protocol over Streamable HTTP, stateless (docs/decisions.md §9). Each request
 // gets its own SDK server and transport for the caller ApiRouter authenticated and rate-limited,
 // so one key's tools never see another's principal and nothing is kept between requests. JSON
 // answers, not SSE: a stateless tool call has one reply, and a JSON body is one write.
@@ -35,7 +35,7 @@ const TOOLS_DOC =
   '(recordings:read) → { recording }; create_note { text, title?, type? } (recordings:create, an import: capture rules ' +
   'do not fire) → { recording }. A missing permission or an unknown id is a tool result with isError: true.';
 
-/** The transport's own refusals (Accept, JSON-RPC shape) in the error envelope, as every bad input (CONTRACT §4). */
+/** The transport's own refusals (Accept, JSON-RPC shape) in the error envelope, as every bad input (docs/decisions.md §4). */
 async function inEnvelope(res: Response): Promise<never> {
   const text = await res.text();
   let message = `the MCP transport refused the request (HTTP ${res.status})`;

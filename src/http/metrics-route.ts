@@ -1,4 +1,4 @@
-// GET /metrics (CONTRACT §11): Prometheus text format, registered only when --metrics-token is set
+// GET /metrics (docs/decisions.md §11): Prometheus text format, registered only when --metrics-token is set
 // (otherwise the path is a 404 like any unknown one), and answered only to `Authorization: Bearer
 // <token>`. The figures (library size, queue depth, latency per route) are not for everyone who can
 // reach the port, and a scrape costs a few queries.

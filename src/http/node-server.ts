@@ -2,7 +2,7 @@
 // malformed request lines and headers (an unknown method, a bad header name, a bad chunk, headers
 // over 16 KB), and the adapter refuses an invalid Host or a backslash in the path. By default
 // both answer a bare 400/431 with no body and no X-Request-Id; here they get the same error
-// envelope and request id as every other answer (CONTRACT §4). Node would also close a CONNECT
+// envelope and request id as every other answer (docs/decisions.md §4). Node would also close a CONNECT
 // without a word and answer a bare 417 to an Expect other than 100-continue: CONNECT gets the
 // envelope too, and an unknown expectation is ignored (RFC 9110 §10.1.1 allows either), so the
 // request is served as if the header were absent.

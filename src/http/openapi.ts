@@ -97,7 +97,7 @@ const errorEnvelope = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        // The contract's fixed codes, with the status each one comes with (CONTRACT §4).
+        // The contract's fixed codes, with the status each one comes with (docs/decisions.md §4).
         code: {
           type: 'string',
           enum: Object.keys(errorStatus),

@@ -1,4 +1,4 @@
-// At most N requests in any 60 s per credential (CONTRACT §5): a sliding log of the last N
+// At most N requests in any 60 s per credential (docs/decisions.md §5): a sliding log of the last N
 // request times per credential. Exceeding it answers 429 with Retry-After (whole seconds until
 // the oldest request leaves the window) and RateLimit-* headers on every answer.
 import type { Context } from 'hono';

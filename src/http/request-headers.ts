@@ -1,11 +1,11 @@
 // The request headers that carry write preconditions, read and checked in one place for every
-// v1 and v2 route: If-Match (CONTRACT §5, at most 100 characters) and Idempotency-Key.
+// v1 and v2 route: If-Match (docs/decisions.md §5, at most 100 characters) and Idempotency-Key.
 import type { Context } from 'hono';
 import { invalid } from '../errors';
 import { parseIfMatch } from './if-match';
 import { requestHeader } from './node-request';
 
-/** The spec's limit for If-Match values (checked on every route that takes one). */
+/** The limit for If-Match values (docs/decisions.md §20) (checked on every route that takes one). */
 export const IF_MATCH_MAX = 100;
 
 /** The revision named by If-Match: 428 when required and missing, 400 when malformed or too long. */

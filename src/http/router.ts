@@ -137,7 +137,7 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Gives the request its id (an incoming X-Request-Id matching CONTRACT §4's pattern is kept, else
+ * Gives the request its id (an incoming X-Request-Id matching docs/decisions.md §4's pattern is kept, else
  * a new one) and the X-Request-Id response header; idempotent. Every route and the app's notFound
  * and onError call it, instead of an app.use('*') middleware: with any middleware Hono runs every
  * request through its async compose (measured ~9 µs of a ~60 µs get-by-id), while a route with a

@@ -1,18 +1,17 @@
 // Input schemas shared by v1 and v2 routes. One definition each, so validation and the OpenAPI
 // description cannot drift apart.
 import * as v from 'valibot';
+import { ID_PATTERN } from '../ids';
 import { PERMISSIONS } from '../permissions';
 import { MAX_RECORDED_AT } from '../services/recording-model';
 import { PAGE_BYTES } from '../services/recording-search';
 
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-
-/** A path or reference id: 1-256 chars of the spec's pattern. */
+/** A path or reference id: 1-256 chars of the id pattern (docs/decisions.md §20). */
 export const Id = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),
   v.maxLength(256, 'must be at most 256 characters'),
-  v.regex(ID_PATTERN, 'must match ^[A-Za-z0-9][A-Za-z0-9._:-]*$'),
+  v.regex(ID_PATTERN, `must match ${ID_PATTERN.source}`),
 );
 
 export const IdParams = v.object({ id: Id });

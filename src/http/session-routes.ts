@@ -1,4 +1,4 @@
-// The account owner's session: POST/GET/DELETE /api/session (CONTRACT §3, §8).
+// The account owner's session: POST/GET/DELETE /api/session (docs/decisions.md §3, §8).
 import { deleteCookie, setCookie } from 'hono/cookie';
 import * as v from 'valibot';
 import type { HttpDeps } from './env';

@@ -1,4 +1,4 @@
-// The web app's server side (CONTRACT §8): GET / answers the app's HTML page to everyone, and
+// The web app's server side (docs/decisions.md §8): GET / answers the app's HTML page to everyone, and
 // /app/<hashed name> its assets from dist/app (built by build.mjs with .gz and .br beside each
 // file), cached forever because a changed file gets a new name. Everything is read once and kept
 // in memory: the whole app is a few dozen kilobytes.

@@ -1,8 +1,8 @@
-// The MCP tools' arguments and results (CONTRACT §9) as valibot schemas: the same schemas check a
+// The MCP tools' arguments and results (docs/decisions.md §9) as valibot schemas: the same schemas check a
 // call's arguments and become the JSON Schemas tools/list announces, as the HTTP routes' schemas
 // become the OpenAPI document. The descriptions are written for an assistant deciding what to send.
 import * as v from 'valibot';
-import { RecordingSchema } from '../http/v2/recordings';
+import { RecordingSchema } from '../http/schemas/recordings';
 import { Id } from '../http/schemas';
 import { RECORDING_TYPES } from '../services/device-inputs';
 

@@ -1,4 +1,4 @@
-// The four MCP tools of CONTRACT §9. Each one calls the RecordingService exactly as the v2 routes
+// The four MCP tools of docs/decisions.md §9. Each one calls the RecordingService exactly as the v2 routes
 // do (same listing, same search, same create), so MCP adds no rule of its own beyond reading its
 // arguments; failures the caller can fix come back as AppError and become isError results (tool-server.ts).
 import type * as v from 'valibot';

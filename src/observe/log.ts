@@ -1,4 +1,4 @@
-// The server's log (CONTRACT §11): one line per request, one per delivery outcome, and the start
+// The server's log (docs/decisions.md §11): one line per request, one per delivery outcome, and the start
 // and stop lines, as readable text or (--log-format json) one JSON object a line for log shippers.
 //
 // What goes in is chosen by the callers, field by field: route templates rather than paths (a path

@@ -1,4 +1,4 @@
-// Prometheus metrics (CONTRACT §11), with prom-client. Each server has a registry of its own
+// Prometheus metrics (docs/decisions.md §11), with prom-client. Each server has a registry of its own
 // rather than prom-client's global one, so that tests can build many apps in one process and a
 // metric is never registered twice.
 //

@@ -1,11 +1,11 @@
-// Accounts, API keys and sessions (CONTRACT §3). Secrets are returned once and only their
+// Accounts, API keys and sessions (docs/decisions.md §3). Secrets are returned once and only their
 // SHA-256 is stored; passwords use scrypt.
 import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Core } from '../context';
 import { CommitWatch } from '../db/commit-watch';
 import { AppError, invalid, notFound } from '../errors';
 import { newId, newSecret, sha256Hex } from '../ids';
-import { isPermission, type Permission, type Principal } from '../permissions';
+import { isPermission, PERMISSIONS, type Permission, type Principal } from '../permissions';
 import { AuthStore, type AccountRow, type KeyRow, type SessionRow } from '../store/auth-store';
 import { KeyUses } from './key-uses';
 import { PrincipalCache, type CachedCredential } from './principal-cache';
@@ -83,14 +83,11 @@ export class AuthService {
     const commits = CommitWatch.of(core.db, () => this.store.dataVersion());
     this.principals = new PrincipalCache(() => commits.current());
     this.keyUses = new KeyUses(core.writer, this.store);
-    this.allPermissions = new Set<Permission>([
-      'recordings:create', 'recordings:read', 'recordings:write', 'recordings:delete',
-      'settings:read', 'settings:write', 'events:read',
-    ]);
+    this.allPermissions = new Set<Permission>(PERMISSIONS);
   }
 
   /**
-   * Account names are unique regardless of case (they sign in, CONTRACT §8). The check runs in the
+   * Account names are unique regardless of case (they sign in, docs/decisions.md §8). The check runs in the
    * write transaction, so two creators (server and CLI) cannot both take a name. Databases from
    * before the rule may hold duplicates: they are kept, and signing in by such a name is refused.
    */
@@ -102,7 +99,7 @@ export class AuthService {
       name,
       password_hash: password === undefined ? null : hashPassword(password),
       app_integration: newId('int'),
-      created_at: this.core.clock.now(),
+      created_at: this.core.writer.now,
     };
     this.core.writer.write(() => {
       const taken = this.accountsNamed(name)[0];
@@ -124,6 +121,16 @@ export class AuthService {
     return this.store.accounts().filter((a) => nameKey(a.name) === key);
   }
 
+  /** Every account, for the admin CLI. */
+  accounts(): AccountRow[] {
+    return this.store.accounts();
+  }
+
+  /** False on a new library (the first-run hint). */
+  hasAccounts(): boolean {
+    return this.store.hasAccounts();
+  }
+
   account(id: string): AccountRow {
     const a = this.store.account(id);
     if (!a) throw notFound(`account ${id}`);
@@ -141,7 +148,7 @@ export class AuthService {
     if (!Number.isInteger(days) || days < 1 || days > 365) throw invalid('expiry must be a whole number of days from 1 to 365');
     const secret = newSecret('rlk');
     const row = this.core.writer.write(() => {
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       if (this.store.activeKeyCount(accountId, now) >= MAX_ACTIVE_KEYS) {
         throw new AppError('limit_reached', `an account has at most ${MAX_ACTIVE_KEYS} active keys; revoke one first`);
       }
@@ -166,11 +173,13 @@ export class AuthService {
     return this.store.keys(accountId).map((k) => keyMetadata({ ...k, last_used_at: this.keyUses.unwritten(k.id) ?? k.last_used_at }));
   }
 
-  revokeKey(accountId: string, keyId: string): void {
-    this.core.writer.write(() => {
+  /** Revokes a key; returns it as it is now (revokedAt set, or kept from an earlier revocation). */
+  revokeKey(accountId: string, keyId: string): KeyMetadata {
+    return this.core.writer.write(() => {
       if (!this.store.key(accountId, keyId)) throw notFound(`key ${keyId}`);
-      this.store.revokeKey(accountId, keyId, this.core.clock.now());
+      this.store.revokeKey(accountId, keyId, this.core.writer.now);
       this.core.writer.onCommit(() => this.principals.clear());
+      return keyMetadata(this.store.key(accountId, keyId)!);
     });
   }
 
@@ -178,7 +187,7 @@ export class AuthService {
     this.account(accountId);
     if (!Number.isInteger(ttlHours) || ttlHours < 1 || ttlHours > 24 * 366) throw invalid('ttl-hours must be 1-8784');
     const token = newSecret('rls');
-    const now = this.core.clock.now();
+    const now = this.core.writer.now;
     const expiresAt = now + ttlHours * 3_600_000;
     this.core.writer.write(() =>
       this.store.insertSession({ id: newId('ses'), account_id: accountId, token_hash: sha256Hex(token), created_at: now, expires_at: expiresAt }),
@@ -187,7 +196,7 @@ export class AuthService {
   }
 
   /**
-   * Password login by account id or account name (CONTRACT §8). The same error for an unknown
+   * Password login by account id or account name (docs/decisions.md §8). The same error for an unknown
    * account and a wrong password, and the same work (one scrypt) for both. `countAttempt` is
    * called with the attempt's budget key before the password is checked: the account id when
    * `account` names one account (so its id and its name, in any case, share one budget), else
@@ -218,7 +227,7 @@ export class AuthService {
     const s = this.store.sessionByHash(sha256Hex(token));
     if (!s) return;
     this.core.writer.write(() => {
-      this.store.endSession(s.id, this.core.clock.now());
+      this.store.endSession(s.id, this.core.writer.now);
       this.core.writer.onCommit(() => this.principals.clear());
     });
   }
@@ -245,7 +254,7 @@ export class AuthService {
   revokeSession(accountId: string, sessionId: string): SessionInfo {
     return this.core.writer.write(() => {
       if (!this.store.session(accountId, sessionId)) throw notFound(`session ${sessionId}`);
-      this.store.endSession(sessionId, this.core.clock.now());
+      this.store.endSession(sessionId, this.core.writer.now);
       this.core.writer.onCommit(() => this.principals.clear());
       return sessionInfo(this.store.session(accountId, sessionId)!);
     });
@@ -258,7 +267,7 @@ export class AuthService {
    * still sees every revocation); expiry is checked on every call.
    */
   authenticate(token: string): Principal {
-    const now = this.core.clock.now();
+    const now = this.core.writer.now;
     const isKey = token.startsWith('rlk_');
     if (!isKey && !token.startsWith('rls_')) {
       throw new AppError('unauthenticated', 'credential is not an API key (rlk_…) or session token (rls_…)');

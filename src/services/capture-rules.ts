@@ -1,4 +1,4 @@
-// Capture rules of text-mode subscriptions (spec "Capture rules", CONTRACT §6). The outbox runs
+// Capture rules of text-mode subscriptions (spec "Capture rules", docs/decisions.md §6). The outbox runs
 // them from its RecordingService change hook, inside the write that causes them, and queues the
 // rule deliveries they decide, so a rule delivery is stored in the same transaction as the
 // transcript or metadata that fires it.

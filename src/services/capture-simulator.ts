@@ -1,4 +1,4 @@
-// `reclib captures simulate` (CONTRACT §12): a native capture made the way a device app makes it
+// `reclib captures simulate` (docs/decisions.md §12): a native capture made the way a device app makes it
 // over v1, so capture rules and text webhooks can be tried without hardware. Same services, same
 // order: a session of the account creates a metadata-only pending capture (deviceId and
 // captureInput; the input mapping decides clip or memo), then saves its transcript as a second

@@ -1,13 +1,13 @@
-// The spec's device inputs: which inputs each model has and the type each one captures by default.
+// Device inputs (docs/decisions.md §15): which inputs each model has and the type each one captures by default.
 // Pure: the settings service, capture code and webhook rules share these tables.
 import { invalid } from '../errors';
+import { RECORDING_TYPES, type RecordingType } from '../store/recording-row';
 import type { DeviceModel } from './devices';
 
 export const INPUT_NAMES = ['hold', 'doubleTap', 'tripleTap', 'recordButton', 'appRecord'] as const;
 export type InputName = (typeof INPUT_NAMES)[number];
 
-export const RECORDING_TYPES = ['clip', 'memo'] as const;
-export type RecordingType = (typeof RECORDING_TYPES)[number];
+export { RECORDING_TYPES, type RecordingType };
 
 /** A device's complete mapping: every supported input, in the order of MODEL_INPUTS. */
 export type InputMapping = Partial<Record<InputName, RecordingType>>;
@@ -20,7 +20,7 @@ export const INPUT_DEFAULTS: Readonly<Record<InputName, RecordingType>> = {
   appRecord: 'memo',
 };
 
-/** The ring has gestures; pin and pendant have a physical record button (CONTRACT §2). */
+/** The ring has gestures; pin and pendant have a physical record button (docs/decisions.md §2). */
 export const MODEL_INPUTS: Readonly<Record<DeviceModel, readonly InputName[]>> = {
   ring: ['hold', 'doubleTap', 'tripleTap', 'appRecord'],
   pin: ['recordButton', 'appRecord'],

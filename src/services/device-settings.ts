@@ -1,6 +1,6 @@
-// Per-device input settings, kept as immutable input-mapping revisions (CONTRACT §7). The newest
+// Per-device input settings, kept as immutable input-mapping revisions (docs/decisions.md §7). The newest
 // revision of a device (by createdAt, then insertion order) is its v2 settings; a device without
-// one uses the spec's defaults. devices.settings_revision is the settings ETag and advances
+// one uses the defaults of docs/decisions.md §15. devices.settings_revision is the settings ETag and advances
 // whenever the effective mapping changes, whether through a v2 PATCH or a v1 merge, so a v2
 // client holding an old ETag cannot overwrite a change it has not seen.
 import type { Core } from '../context';
@@ -92,7 +92,7 @@ export class DeviceSettingsService {
       if (sameMapping(before, after)) return { inputs: before, revision: device.settings_revision };
       // Never older than the newest revision: one posted by a v1 client with a clock ahead of ours
       // would otherwise stay newest and the PATCH would have no effect.
-      const createdAt = Math.max(this.core.clock.now(), latest?.created_at ?? 0);
+      const createdAt = Math.max(this.core.writer.now, latest?.created_at ?? 0);
       this.store.insert(accountId, newId('map'), device.id, JSON.stringify(after), createdAt);
       return { inputs: after, revision: this.devices.store.bumpSettingsRevision(accountId, device.id) };
     });
@@ -111,7 +111,7 @@ export class DeviceSettingsService {
    */
   merge(accountId: string, revisions: readonly RevisionInput[]): InputMappingRevision[] {
     return this.core.writer.write(() => {
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       const touched = new Map<string, { device: DeviceRow; before: InputMapping }>();
       const out = revisions.map((r, i) => {
         const where = `revisions[${i}]`;

@@ -1,4 +1,4 @@
-// Live event streams (CONTRACT §10): GET /api/v2/events/stream sends the account's feed as
+// Live event streams (docs/decisions.md §10): GET /api/v2/events/stream sends the account's feed as
 // Server-Sent Events. This hub keeps every open stream (services/feed-stream.ts: one stream, its
 // bounded queue and the cut-off of stalled readers), wakes them when events commit, pings them and
 // limits them to MAX_STREAMS_PER_CREDENTIAL per key or session.

@@ -61,7 +61,7 @@ export class EventService {
     return row;
   }
 
-  /** v2 feed page: events after the cursor; nextCursor is never null (CONTRACT §5). */
+  /** v2 feed page: events after the cursor; nextCursor is never null (docs/decisions.md §5). */
   feed(accountId: string, cursor: string | undefined, limit: number): { events: EventJson[]; nextCursor: string } {
     const after = cursor === undefined ? 0 : decodeEventCursor(cursor);
     const rows = this.store.page(accountId, after, limit);

@@ -1,5 +1,5 @@
 // Manual sends and the delivery status listing of a recording (spec v1 note 4, "Text delivery
-// states", CONTRACT §6-7).
+// states", docs/decisions.md §6-7).
 //
 // A manual send delivers the recording as it is at `expectedRevision` to one subscription, in that
 // subscription's payload mode, skipping its rules and ignoring its `events`. Its event id is

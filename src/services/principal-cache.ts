@@ -3,7 +3,7 @@
 // path of every authenticated request). The tokens stay in this process's memory only, as the
 // requests carrying them do; the database keeps their hashes.
 //
-// Why it stays correct: revocation must apply to the very next request (spec "Authentication" 5),
+// Why it stays correct: revocation must apply to the very next request (docs/decisions.md §16),
 // also when the admin CLI revokes from another process. Every lookup first asks whether another
 // connection has committed to the file since the last look (SQLite's `PRAGMA data_version`, asked
 // only when the WAL index header moved: src/db/commit-watch.ts); if so, the whole cache is

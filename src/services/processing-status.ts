@@ -1,4 +1,4 @@
-// The moves a client's processing report (v1 putProcessing) may make. The spec fixes the path
+// The moves a client's processing report (v1 putProcessing) may make. docs/decisions.md §13 fixes the path
 // pending → transcribing → ready | no_speech | failed and leaves the rest open; we decide:
 //   - a report may repeat the current status (to add a message or late capture metadata);
 //   - a finished transcription (ready, no_speech, failed) may start again (→ transcribing), because
@@ -6,7 +6,7 @@
 //   - nothing goes back to pending, and one finished outcome never turns into another directly:
 //     the app reports transcribing first, so a retried report cannot silently rewrite an outcome.
 // Saving a nonempty transcript (an edit, not a report) still makes any editable recording ready
-// (spec "Recording status"); that rule lives in RecordingService.update.
+// (docs/decisions.md §13); that rule lives in RecordingService.update.
 import { AppError } from '../errors';
 import type { RecordingStatus } from './recording-model';
 

@@ -2,6 +2,7 @@
 // do not depend on the stored row. HTTP schemas check types first; these checks hold for every
 // caller, so a v1 route or the CLI cannot store what v2 would refuse.
 import { invalid } from '../errors';
+import { ID_PATTERN } from '../ids';
 import type { RecordingType } from './device-inputs';
 import { MAX_RECORDED_AT, RECORDING_STATUSES, type RecordingStatus } from './recording-model';
 
@@ -40,8 +41,7 @@ export const IMMUTABLE_FIELDS = ['type', 'audio', 'recordedAt', 'externalId', 'd
 
 export const MAX_AUDIO_REFS = 100;
 
-const OPAQUE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-// Audio references must not be paths or download URLs (spec: the service stores no audio). The id
+// Audio references must not be paths or download URLs (docs/decisions.md §13: the service stores no audio). The id
 // pattern already excludes slashes and backslashes, so paths and most URLs fail it. It lets through
 // "scheme:rest" without a slash, which is also the shape of many honest opaque ids ("ios:F3A9",
 // "rec-2024-05-01T10:00"). So the schemes that locate or fetch a file (or run script) are refused by
@@ -57,8 +57,8 @@ const URL_SCHEMES = [
 const URL_SCHEME = new RegExp(`^(?:[a-z]|${URL_SCHEMES.join('|')}):`, 'i');
 
 export function checkOpaqueId(where: string, value: string): void {
-  if (value.length < 1 || value.length > 256 || !OPAQUE_ID.test(value)) {
-    throw invalid(`${where}: must be an opaque id of 1-256 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$ (no paths, URLs or audio bytes)`);
+  if (value.length < 1 || value.length > 256 || !ID_PATTERN.test(value)) {
+    throw invalid(`${where}: must be an opaque id of 1-256 characters matching ${ID_PATTERN.source} (no paths, URLs or audio bytes)`);
   }
 }
 

@@ -2,10 +2,10 @@
 // layer can map the very same row to its own shape (kind, source, processing, audioAssets).
 import { AppError } from '../errors';
 import { sha256Hex } from '../ids';
+import type { RecordingRow, RecordingStatus } from '../store/recording-row';
 import type { RecordingType } from './device-inputs';
 
-export const RECORDING_STATUSES = ['pending', 'transcribing', 'ready', 'no_speech', 'failed'] as const;
-export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
+export { RECORDING_STATUSES, type RecordingRow, type RecordingStatus } from '../store/recording-row';
 
 /**
  * The listing sort key (recordings.seq, the FTS rowid): (MAX_RECORDED_AT - recordedAt) * SLOTS + k,
@@ -40,37 +40,8 @@ export interface AudioRef {
   reportedAt: number;
 }
 
-/** A row of the recordings table (schema.sql). */
-export interface RecordingRow {
-  seq: number;
-  id: string;
-  account_id: string;
-  integration_id: string;
-  type: RecordingType;
-  title: string;
-  transcript: string;
-  summary: string;
-  recorded_at: number;
-  created_at: number;
-  updated_at: number;
-  revision: number;
-  status: RecordingStatus;
-  pinned: number;
-  device_id: string | null;
-  external_id: string | null;
-  source: string | null;
-  capture_input: string | null;
-  native: number;
-  text_saved: number;
-  processing_updated_at: number | null;
-  processing_message: string | null;
-  /** JSON array of AudioRef. */
-  audio: string;
-  body_hash: string;
-  deleted_at: number | null;
-}
 
-/** The v2 recording (spec "recording (v2)", CONTRACT §5), fields in the spec's order. */
+/** The v2 recording (docs/decisions.md §13, §5), fields in the order listed there. */
 export interface RecordingJson {
   id: string;
   type: RecordingType;
@@ -109,7 +80,7 @@ export function recordingJson(row: RecordingRow): RecordingJson {
   return json;
 }
 
-/** What a caller without recordings:read gets back from a write (spec recording rule 2). */
+/** What a caller without recordings:read gets back from a write (docs/decisions.md §13). */
 export const recordingRef = (row: RecordingRow): { id: string; revision: number } => ({ id: row.id, revision: row.revision });
 
 /** JSON with object keys sorted at every level and undefined members dropped: key order is not meaning. */

@@ -1,4 +1,4 @@
-// v1 reports of the importing application (spec v1 note 1, CONTRACT §7): its processing state with
+// v1 reports of the importing application (docs/decisions.md §7, §21): its processing state with
 // capture metadata (which may arrive after the transcript and is fixed once set) and its local
 // audio references. Only the application that imported a recording may report on it. A report
 // that repeats what is stored changes nothing (no revision, no event), like a no-op edit.
@@ -74,7 +74,7 @@ export class RecordingReports {
       // Reporting a known reference again keeps it as it is (reportedAt = when it was first reported).
       if (ref.available && known.some((a) => a.clientId === ref.clientId && a.fileId === ref.fileId)) return before;
       const refs = known.filter((a) => a.clientId !== ref.clientId || a.fileId !== ref.fileId);
-      if (ref.available) refs.push({ clientId: ref.clientId, fileId: ref.fileId, reportedAt: this.core.clock.now() });
+      if (ref.available) refs.push({ clientId: ref.clientId, fileId: ref.fileId, reportedAt: this.core.writer.now });
       return this.save(before, { ...before, audio: JSON.stringify(refs) });
     });
   }
@@ -91,7 +91,7 @@ export class RecordingReports {
   private save(before: RecordingRow, after: RecordingRow): RecordingRow {
     const reported = ['status', 'processing_message', 'capture_input', 'device_id', 'audio'] as const;
     if (reported.every((f) => after[f] === before[f])) return before;
-    const now = this.core.clock.now();
+    const now = this.core.writer.now;
     after.processing_updated_at = now;
     after.revision = before.revision + 1;
     after.updated_at = now;

@@ -4,7 +4,7 @@
 // was not saved and nothing saved goes unannounced. Methods take plain inputs, not HTTP types: the
 // v2 routes and the v1 compatibility layer call the same code.
 //
-// Events per write (spec "Events"; all carry the revision after the write):
+// Events per write (docs/decisions.md §17; all carry the revision after the write):
 //   create with text ............................ recording.created (+ recording.transcript_ready
 //                                                  when the transcript is nonempty)
 //   create of a metadata-only pending capture ... none (a native capture without a transcript)
@@ -108,7 +108,7 @@ export class RecordingService {
     checkCreateInput(input);
     const hash = bodyHash(input);
     return () => {
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       const keyed = this.store.keyTarget(principal.integrationId, idempotencyKey);
       if (keyed !== undefined) return { row: replay(this.store.bySeq(keyed)!, hash, 'Idempotency-Key'), replayed: true };
       if (input.externalId !== undefined) {
@@ -164,7 +164,7 @@ export class RecordingService {
       if (patch.transcript !== undefined) after.transcript = patch.transcript;
       if (patch.summary !== undefined) after.summary = patch.summary;
       if (patch.pinned !== undefined) after.pinned = patch.pinned ? 1 : 0;
-      // Saving a nonempty transcript makes the recording ready (spec "Recording status").
+      // Saving a nonempty transcript makes the recording ready (docs/decisions.md §13).
       if (patch.transcript !== undefined && patch.transcript !== '') after.status = 'ready';
       // The app's first save of its pending capture is what announces it.
       const firstSave = before.text_saved === 0 && patch.transcript !== undefined;
@@ -177,7 +177,7 @@ export class RecordingService {
         after.pinned !== before.pinned ||
         after.status !== before.status;
       if (!changed) return before;
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       after.revision = before.revision + 1;
       after.updated_at = now;
       // The status moved (a saved transcript made it ready): v1's processing state changed now, and
@@ -214,7 +214,7 @@ export class RecordingService {
     return () => {
       const before = this.get(principal, id);
       checkRevision(before, expectedRevision);
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       const after: RecordingRow = {
         ...before,
         title: '',

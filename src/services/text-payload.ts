@@ -1,4 +1,4 @@
-// The text payload (spec "text payload (payloadMode text)", CONTRACT §6): every default-payload
+// The text payload (docs/decisions.md §18, §6): every default-payload
 // field plus eventId, kind, title, transcript, summary, recordedAt, fetchUrl and, for rule
 // deliveries, command. Built once from the recording as it is at the selected revision and stored
 // as the delivery body, so retries resend these exact bytes after later edits. Never audio, local
@@ -71,7 +71,7 @@ const LEADING_NOISE = /^[\s\p{P}]+/u;
 const WORD_CHAR = /^[\p{L}\p{N}\p{M}]/u;
 
 /**
- * The capture-rule prefix test (CONTRACT §12). Returns the command, or null when the rule does not
+ * The capture-rule prefix test (docs/decisions.md §12). Returns the command, or null when the rule does not
  * fire. Speech recognisers write "Todo, buy apples." or " todo: eggs", and whoever said them
  * started with "todo"; so the transcript's leading whitespace and punctuation are skipped, the
  * prefix is compared case-insensitively, and the match must end at a word boundary ("todos are

@@ -1,4 +1,4 @@
-// What a subscription may ask for (spec "webhook subscription", CONTRACT §6). Shared by the v2
+// What a subscription may ask for (docs/decisions.md §18, §6). Shared by the v2
 // and v1 routes and the CLI, so every entry point accepts exactly the same subscriptions.
 import { invalid } from '../errors';
 import { INPUT_NAMES, RECORDING_TYPES, type InputName, type RecordingType } from './device-inputs';
@@ -58,7 +58,7 @@ function validRules(raw: NonNullable<WebhookInput['rules']>): WebhookRules {
 
 function validEvents(raw: readonly string[] | undefined, mode: PayloadMode, rules: WebhookRules | null): EventType[] {
   if (rules) {
-    // Rule subscriptions get rule deliveries only, which are recording.transcript_ready (CONTRACT §6).
+    // Rule subscriptions get rule deliveries only, which are recording.transcript_ready (docs/decisions.md §6).
     if (raw === undefined) return [RULE_EVENT];
     if (raw.some((e) => e !== RULE_EVENT)) throw invalid(`events: a subscription with rules receives only ${RULE_EVENT}`);
   }

@@ -1,4 +1,4 @@
-// A subscription's delivery log and its test send (CONTRACT §8): what the web app shows per
+// A subscription's delivery log and its test send (docs/decisions.md §8): what the web app shows per
 // webhook. The log reads the outbox rows themselves, so it is exactly what was (or will be) sent.
 //
 // A test send is a real delivery through the normal queue (claimed by the scheduler, signed at

@@ -1,8 +1,8 @@
-// Webhook subscriptions (spec "webhook subscription", CONTRACT §5-6) and the delivery scheduler
-// that sends what the outbox (outbox.ts) queues. Secrets are derived from the master secret, never stored.
+// Webhook subscriptions (docs/decisions.md §18, §5-6) and the delivery scheduler that sends what
+// the outbox (outbox.ts) queues. Secrets are derived from the master secret, never stored.
 import type { Core } from '../context';
-import { checkWebhookDestination, parseAllowList, systemResolver } from '../delivery/destination-guard';
-import { DeliveryScheduler, type SchedulerOptions } from '../delivery/scheduler';
+import { checkWebhookDestination, systemResolver } from '../delivery/destination-guard';
+import { DeliveryScheduler } from '../delivery/scheduler';
 import { deriveWebhookSecret } from '../delivery/signing';
 import { AppError, notFound } from '../errors';
 import { newId } from '../ids';
@@ -39,13 +39,10 @@ export class WebhookService {
   readonly deliveries: DeliveryStore;
   readonly scheduler: DeliveryScheduler;
 
-  constructor(
-    private readonly core: Core,
-    private readonly schedulerOptions: SchedulerOptions = {},
-  ) {
+  constructor(private readonly core: Core) {
     this.store = new WebhookStore(core.db);
     this.deliveries = new DeliveryStore(core.db);
-    this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store, { resolver: core.resolver, ...schedulerOptions });
+    this.scheduler = new DeliveryScheduler(core, this.deliveries, this.store);
   }
 
   /**
@@ -55,8 +52,7 @@ export class WebhookService {
    */
   async create(accountId: string, input: WebhookInput): Promise<{ webhook: WebhookJson; secret: string }> {
     const valid = validateWebhookInput(input);
-    const allow = parseAllowList(this.core.config.webhookAllow);
-    const url = await checkWebhookDestination(valid.url, allow, this.schedulerOptions.resolver ?? this.core.resolver ?? systemResolver);
+    const url = await checkWebhookDestination(valid.url, this.core.config.allowList, this.core.resolver ?? systemResolver);
     // Normalised by the URL parser: what was checked is exactly what will be called.
     return this.insert(accountId, valid, url.href);
   }
@@ -73,7 +69,7 @@ export class WebhookService {
         events: JSON.stringify(valid.events),
         payload_mode: valid.payloadMode,
         rules: valid.rules === null ? null : JSON.stringify(valid.rules),
-        created_at: this.core.clock.now(),
+        created_at: this.core.writer.now,
       });
     });
     return { webhook: webhookJson(row), secret: this.secret(row.id) };
@@ -108,7 +104,7 @@ export class WebhookService {
   disable(accountId: string, id: string): void {
     this.core.writer.write(() => {
       this.get(accountId, id);
-      const now = this.core.clock.now();
+      const now = this.core.writer.now;
       if (this.store.disable(accountId, id, now)) this.deliveries.cancelForWebhook(id, now);
     });
   }

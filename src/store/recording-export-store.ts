@@ -2,7 +2,7 @@
 // 1M recordings, and no read snapshot is held for the whole export), and single lookups to tell
 // whether an exported file's recording is still live.
 import type { Db } from '../db/open';
-import type { RecordingRow } from '../services/recording-model';
+import type { RecordingRow } from './recording-row';
 
 export class RecordingExportStore {
   private readonly s;

@@ -2,7 +2,7 @@
 // Listings and search live in recording-search-store.ts. The FTS index follows the table through
 // the triggers of schema.sql and flushIndex() before each commit, inside the same transaction.
 import type { Db } from '../db/open';
-import type { RecordingRow } from '../services/recording-model';
+import type { RecordingRow } from './recording-row';
 
 export class RecordingStore {
   /**

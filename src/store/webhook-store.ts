@@ -12,8 +12,6 @@ export interface WebhookRow {
   rules: string | null;
   status: 'active' | 'disabled';
   created_at: number;
-  /** events.seq high-water mark at creation: events after it are the subscription's. */
-  created_seq: number;
   disabled_at: number | null;
 }
 
@@ -24,11 +22,9 @@ export class WebhookStore {
 
   constructor(db: Db) {
     this.s = {
-      // created_seq is read in the same statement, so no event can slip between the two.
       insert: db.prepare<NewWebhook, WebhookRow>(
-        `INSERT INTO webhooks (id, account_id, url, events, payload_mode, rules, status, created_at, created_seq)
-         VALUES (@id, @account_id, @url, @events, @payload_mode, @rules, 'active', @created_at,
-                 (SELECT COALESCE(MAX(seq), 0) FROM events))
+        `INSERT INTO webhooks (id, account_id, url, events, payload_mode, rules, status, created_at)
+         VALUES (@id, @account_id, @url, @events, @payload_mode, @rules, 'active', @created_at)
          RETURNING *`,
       ),
       get: db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE account_id = ? AND id = ?'),

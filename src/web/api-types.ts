@@ -1,4 +1,4 @@
-// Response shapes of the JSON API as the app reads them (CONTRACT §3, §5, §7, §8).
+// Response shapes of the JSON API as the app reads them (docs/decisions.md §3, §5, §7, §8).
 import type { RecordingStatus, RecordingType } from './vocabulary';
 
 export interface SessionInfo {

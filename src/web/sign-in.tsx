@@ -1,4 +1,4 @@
-// The sign-in form (CONTRACT §8): Account (name or id) and Password; a failure is an alert and the
+// The sign-in form (docs/decisions.md §8): Account (name or id) and Password; a failure is an alert and the
 // form stays.
 import { useState } from 'preact/hooks';
 import { api, ApiError, describeError } from './api';

@@ -1,15 +1,8 @@
-// The API's fixed names that the app offers as choices. Copies of the server's constants (the
-// server modules pull in SQLite code, which must not reach the browser bundle);
-// test/web/vocabulary.test.ts keeps them equal to the originals.
-export const PERMISSIONS = [
-  'recordings:create',
-  'recordings:read',
-  'recordings:write',
-  'recordings:delete',
-  'settings:read',
-  'settings:write',
-  'events:read',
-] as const;
+// The API's fixed names that the app offers as choices. The permission list is the server's own
+// module (it imports nothing); the rest are copies of constants in service modules that pull in
+// SQLite code, which must not reach the browser bundle: test/web/vocabulary.test.ts keeps them
+// equal to the originals.
+export { PERMISSIONS } from '../permissions';
 
 export const EVENT_TYPES = ['recording.created', 'recording.updated', 'recording.transcript_ready', 'recording.deleted'] as const;
 

@@ -1,4 +1,4 @@
-// The web app in a real browser (issue 13, CONTRACT §8): sign-in, the library (search with marks,
+// The web app in a real browser (docs/decisions.md §8): sign-in, the library (search with marks,
 // day groups, filters, Load more), the recording page (save with If-Match, the edit conflict,
 // delete behind a dialog) and sign-out ending the session. Elements are found by role and label
 // only, as the outside suite and screen readers find them.

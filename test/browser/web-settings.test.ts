@@ -1,4 +1,4 @@
-// The web app's settings pages in a real browser (issue 13, CONTRACT §8): devices (a select per
+// The web app's settings pages in a real browser (docs/decisions.md §8): devices (a select per
 // input, Save with If-Match), API keys (the secret once, Copy, last use, Revoke), webhooks (the
 // secret once, a refused URL shows the server's message, Send test, the delivery log, Disable,
 // text mode with a rule) and a recording's deliveries with the resend of a failed one.

@@ -1,7 +1,7 @@
 // The webhook destination is judged with DNS when a subscription is created (a hostname that
 // resolves to a private address is refused at once), and a --webhook-allow CIDR matches the
 // resolved address of a hostname, so a hostname inside a listed range may use http and any port
-// (CONTRACT §1 --webhook-allow, §6), at creation and at send time.
+// (docs/decisions.md §1 --webhook-allow, §6), at creation and at send time.
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, test } from 'node:test';
@@ -10,7 +10,7 @@ import { sendWebhook } from '../../src/delivery/http-sender';
 import { AppError } from '../../src/errors';
 import { WebhookService } from '../../src/services/webhooks';
 import { harness } from '../helpers/harness';
-import { startReceiver } from './local-receiver';
+import { startReceiver } from '../helpers/receiver';
 
 const answering =
   (...addresses: LookupAddress[]): Resolver =>
@@ -22,7 +22,7 @@ const PUBLIC_V4: LookupAddress = { address: '93.184.216.34', family: 4 };
 describe('subscription creation checks the resolved address', () => {
   test('a hostname that resolves to a private address is refused with 400', async () => {
     const h = harness();
-    const webhooks = new WebhookService(h.services.core, { resolver: answering(PRIVATE_V4) });
+    const webhooks = new WebhookService({ ...h.services.core, resolver: answering(PRIVATE_V4) });
     await assert.rejects(
       webhooks.create(h.accountId, { url: 'https://intranet.example/hook', events: ['recording.created'] }),
       (e: unknown) => e instanceof AppError && e.code === 'invalid_request' && /non-public/.test(e.message),
@@ -32,14 +32,14 @@ describe('subscription creation checks the resolved address', () => {
 
   test('a public hostname is accepted', async () => {
     const h = harness();
-    const webhooks = new WebhookService(h.services.core, { resolver: answering(PUBLIC_V4) });
+    const webhooks = new WebhookService({ ...h.services.core, resolver: answering(PUBLIC_V4) });
     const { webhook } = await webhooks.create(h.accountId, { url: 'https://hooks.example/x', events: ['recording.created'] });
     assert.equal(webhook.url, 'https://hooks.example/x');
   });
 
   test('a hostname resolving into a listed CIDR may use http and any port', async () => {
     const h = harness({ webhookAllow: '127.0.0.0/8' });
-    const webhooks = new WebhookService(h.services.core, { resolver: answering(LOOPBACK_V4) });
+    const webhooks = new WebhookService({ ...h.services.core, resolver: answering(LOOPBACK_V4) });
     const { webhook } = await webhooks.create(h.accountId, { url: 'http://nas.lan:8123/hook', events: ['recording.created'] });
     assert.equal(webhook.url, 'http://nas.lan:8123/hook');
   });
@@ -61,7 +61,7 @@ describe('subscription creation checks the resolved address', () => {
 
 describe('send time: a hostname inside a listed range over http', () => {
   test('is delivered when it resolves into the range, blocked when it does not', async () => {
-    const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+    const receiver = await startReceiver(() => (res) => res.writeHead(204).end());
     try {
       const url = `http://receiver.lan:${receiver.port}/hook`;
       const base = { url, body: '{}', headers: { 'content-type': 'application/json' }, timeoutMs: 2000, allow: parseAllowList('127.0.0.0/8') };

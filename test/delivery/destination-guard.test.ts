@@ -3,15 +3,19 @@ import type { LookupAddress } from 'node:dns';
 import { describe, test } from 'node:test';
 import { AppError } from '../../src/errors';
 import {
+  type AllowList,
   type Resolver,
   checkWebhookDestination,
-  checkWebhookUrl,
-  EMPTY_ALLOW_LIST,
+  checkWebhookTarget,
   guardedLookup,
   isAddressAllowed,
   parseAllowList,
 } from '../../src/delivery/destination-guard';
 import { ACCEPTED_URLS, REJECTED_URLS } from './rejected-urls';
+
+const NO_ALLOW_LIST = parseAllowList('');
+/** The creation-time check by the URL's text alone. */
+const checkUrlText = (raw: string, allow: AllowList): URL => checkWebhookTarget(raw, allow, false).url;
 
 const PUBLIC_V4: LookupAddress = { address: '93.184.216.34', family: 4 };
 const LOOPBACK_V4: LookupAddress = { address: '127.0.0.1', family: 4 };
@@ -49,10 +53,10 @@ function lookupVia(
   });
 }
 
-describe('checkWebhookUrl refuses non-public or non-https destinations', () => {
+describe('the URL text check refuses non-public or non-https destinations', () => {
   for (const [rule, url] of REJECTED_URLS) {
     test(`refuses ${rule}: ${url}`, () => {
-      assertInvalid(() => checkWebhookUrl(url, EMPTY_ALLOW_LIST), /^url: /);
+      assertInvalid(() => checkUrlText(url, NO_ALLOW_LIST), /^url: /);
     });
   }
 
@@ -61,25 +65,25 @@ describe('checkWebhookUrl refuses non-public or non-https destinations', () => {
   });
 
   test('messages say why', () => {
-    assertInvalid(() => checkWebhookUrl('http://example.com/', EMPTY_ALLOW_LIST), /https/);
-    assertInvalid(() => checkWebhookUrl('https://example.com:8443/', EMPTY_ALLOW_LIST), /port 443/);
-    assertInvalid(() => checkWebhookUrl('https://u:p@example.com/', EMPTY_ALLOW_LIST), /username or password/);
-    assertInvalid(() => checkWebhookUrl('https://localhost/', EMPTY_ALLOW_LIST), /localhost/);
-    assertInvalid(() => checkWebhookUrl('https://10.0.0.1/', EMPTY_ALLOW_LIST), /public address/);
+    assertInvalid(() => checkUrlText('http://example.com/', NO_ALLOW_LIST), /https/);
+    assertInvalid(() => checkUrlText('https://example.com:8443/', NO_ALLOW_LIST), /port 443/);
+    assertInvalid(() => checkUrlText('https://u:p@example.com/', NO_ALLOW_LIST), /username or password/);
+    assertInvalid(() => checkUrlText('https://localhost/', NO_ALLOW_LIST), /localhost/);
+    assertInvalid(() => checkUrlText('https://10.0.0.1/', NO_ALLOW_LIST), /public address/);
   });
 
   test('a private or local host is refused with a message naming --webhook-allow (a public one is not)', () => {
     for (const url of ['http://192.168.1.5:8123/hook', 'https://10.0.0.1/', 'https://localhost/', 'http://127.0.0.1/', 'https://[::1]:8443/']) {
-      assertInvalid(() => checkWebhookUrl(url, EMPTY_ALLOW_LIST), /is a private or local address: list it in the server's --webhook-allow setting/);
+      assertInvalid(() => checkUrlText(url, NO_ALLOW_LIST), /is a private or local address: list it in the server's --webhook-allow setting/);
     }
-    assert.throws(() => checkWebhookUrl('http://example.com/', EMPTY_ALLOW_LIST), (e: Error) => !e.message.includes('--webhook-allow'));
+    assert.throws(() => checkUrlText('http://example.com/', NO_ALLOW_LIST), (e: Error) => !e.message.includes('--webhook-allow'));
   });
 });
 
-describe('checkWebhookUrl accepts public https on 443', () => {
+describe('the URL text check accepts public https on 443', () => {
   for (const url of ACCEPTED_URLS) {
     test(`accepts ${url}`, () => {
-      assert.ok(checkWebhookUrl(url, EMPTY_ALLOW_LIST) instanceof URL);
+      assert.ok(checkUrlText(url, NO_ALLOW_LIST) instanceof URL);
     });
   }
 });
@@ -87,33 +91,33 @@ describe('checkWebhookUrl accepts public https on 443', () => {
 describe('--webhook-allow exempts only the listed destinations', () => {
   test('an allowed IP may use http and any port; its neighbour stays blocked', () => {
     const allow = parseAllowList('127.0.0.2');
-    assert.equal(checkWebhookUrl('http://127.0.0.2:8123/hook', allow).port, '8123');
-    assertInvalid(() => checkWebhookUrl('http://127.0.0.3:8123/hook', allow), /^url: /);
-    assertInvalid(() => checkWebhookUrl('https://127.0.0.3/', allow), /public address/);
-    assertInvalid(() => checkWebhookUrl('http://example.com:8123/', allow), /https/);
+    assert.equal(checkUrlText('http://127.0.0.2:8123/hook', allow).port, '8123');
+    assertInvalid(() => checkUrlText('http://127.0.0.3:8123/hook', allow), /^url: /);
+    assertInvalid(() => checkUrlText('https://127.0.0.3/', allow), /public address/);
+    assertInvalid(() => checkUrlText('http://example.com:8123/', allow), /https/);
   });
 
   test('a hostname entry matches the host text case-insensitively and exempts it entirely', () => {
     const allow = parseAllowList(' Hook.LAN ,');
-    assert.ok(checkWebhookUrl('http://hook.lan:8080/x', allow));
-    assert.ok(checkWebhookUrl('http://HOOK.lan.:8080/x', allow));
-    assertInvalid(() => checkWebhookUrl('http://other.lan:8080/x', allow), /https/);
+    assert.ok(checkUrlText('http://hook.lan:8080/x', allow));
+    assert.ok(checkUrlText('http://HOOK.lan.:8080/x', allow));
+    assertInvalid(() => checkUrlText('http://other.lan:8080/x', allow), /https/);
     assert.equal(isAddressAllowed('192.168.1.5', allow, 'HOOK.LAN'), true);
     assert.equal(isAddressAllowed('192.168.1.5', allow, 'other.lan'), false);
   });
 
   test('a localhost entry allows localhost and nothing else', () => {
     const allow = parseAllowList('localhost');
-    assert.ok(checkWebhookUrl('http://localhost:3000/', allow));
-    assertInvalid(() => checkWebhookUrl('http://api.localhost:3000/', allow), /https/);
+    assert.ok(checkUrlText('http://localhost:3000/', allow));
+    assertInvalid(() => checkUrlText('http://api.localhost:3000/', allow), /https/);
   });
 
   test('a CIDR entry covers its range only', () => {
     const allow = parseAllowList('10.1.0.0/16, fd00::/8');
-    assert.ok(checkWebhookUrl('http://10.1.2.3:8080/', allow));
-    assert.ok(checkWebhookUrl('http://[fd00::5]:8080/', allow));
-    assertInvalid(() => checkWebhookUrl('https://10.2.0.1/', allow), /public address/);
-    assertInvalid(() => checkWebhookUrl('https://[fc00::1]/', allow), /public address/);
+    assert.ok(checkUrlText('http://10.1.2.3:8080/', allow));
+    assert.ok(checkUrlText('http://[fd00::5]:8080/', allow));
+    assertInvalid(() => checkUrlText('https://10.2.0.1/', allow), /public address/);
+    assertInvalid(() => checkUrlText('https://[fc00::1]/', allow), /public address/);
     assert.equal(isAddressAllowed('10.1.255.255', allow), true);
     assert.equal(isAddressAllowed('10.2.0.1', allow), false);
   });
@@ -122,8 +126,8 @@ describe('--webhook-allow exempts only the listed destinations', () => {
     const plain = parseAllowList('127.0.0.2');
     const mapped = parseAllowList('::ffff:127.0.0.2');
     for (const allow of [plain, mapped]) {
-      assert.ok(checkWebhookUrl('http://127.0.0.2:1/', allow));
-      assert.ok(checkWebhookUrl('http://[::ffff:127.0.0.2]:1/', allow));
+      assert.ok(checkUrlText('http://127.0.0.2:1/', allow));
+      assert.ok(checkUrlText('http://[::ffff:127.0.0.2]:1/', allow));
       assert.equal(isAddressAllowed('::ffff:127.0.0.2', allow), true);
       assert.equal(isAddressAllowed('127.0.0.2', allow), true);
       assert.equal(isAddressAllowed('::ffff:127.0.0.3', allow), false);
@@ -132,8 +136,8 @@ describe('--webhook-allow exempts only the listed destinations', () => {
   });
 
   test('an empty list allows nothing extra', () => {
-    assert.deepEqual(parseAllowList(''), { hostnames: new Set(), ranges: [] });
-    assert.deepEqual(parseAllowList(' , ,'), { hostnames: new Set(), ranges: [] });
+    assert.deepEqual(parseAllowList(''), { hostnames: new Set(), ranges: [], entries: [] });
+    assert.deepEqual(parseAllowList(' , ,'), { hostnames: new Set(), ranges: [], entries: [] });
   });
 
   for (const entry of ['foo bar', '10.0.0.0/33', '10.0.0.0/x', 'http://hook.lan', '*.example.com', 'hook.lan:8080', '127.1', '-bad.lan']) {
@@ -145,10 +149,10 @@ describe('--webhook-allow exempts only the listed destinations', () => {
 
 describe('isAddressAllowed', () => {
   test('public unicast is allowed without an entry; private, mapped-private and garbage are not', () => {
-    assert.equal(isAddressAllowed('93.184.216.34', EMPTY_ALLOW_LIST), true);
-    assert.equal(isAddressAllowed('2606:2800:220:1:248:1893:25c8:1946', EMPTY_ALLOW_LIST), true);
+    assert.equal(isAddressAllowed('93.184.216.34', NO_ALLOW_LIST), true);
+    assert.equal(isAddressAllowed('2606:2800:220:1:248:1893:25c8:1946', NO_ALLOW_LIST), true);
     for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '::7f00:1', '10.0.0.1', '169.254.169.254', 'fe80::1%eth0', 'example.com', '']) {
-      assert.equal(isAddressAllowed(address, EMPTY_ALLOW_LIST), false, address);
+      assert.equal(isAddressAllowed(address, NO_ALLOW_LIST), false, address);
     }
   });
 });
@@ -156,7 +160,7 @@ describe('isAddressAllowed', () => {
 describe('guardedLookup checks the address the socket will use', () => {
   test('hands a public answer to the socket in both lookup modes, resolving once each', async () => {
     const resolver = scriptedResolver([PUBLIC_V4]);
-    const lookup = guardedLookup(EMPTY_ALLOW_LIST, resolver);
+    const lookup = guardedLookup(NO_ALLOW_LIST, resolver);
     assert.deepEqual(await lookupVia(lookup, 'hook.example', true), [PUBLIC_V4]);
     assert.equal(await lookupVia(lookup, 'hook.example', false), PUBLIC_V4.address);
     assert.equal(resolver.calls, 2);
@@ -164,23 +168,23 @@ describe('guardedLookup checks the address the socket will use', () => {
 
   test('DNS rebinding: public at creation, loopback at send is blocked', async () => {
     const resolver = scriptedResolver([PUBLIC_V4], [LOOPBACK_V4]);
-    const url = await checkWebhookDestination('https://hook.example/x', EMPTY_ALLOW_LIST, resolver);
+    const url = await checkWebhookDestination('https://hook.example/x', NO_ALLOW_LIST, resolver);
     assert.equal(url.hostname, 'hook.example');
-    await assert.rejects(lookupVia(guardedLookup(EMPTY_ALLOW_LIST, resolver), 'hook.example', true), /non-public/);
+    await assert.rejects(lookupVia(guardedLookup(NO_ALLOW_LIST, resolver), 'hook.example', true), /non-public/);
     assert.equal(resolver.calls, 2);
   });
 
   test('one private address among public ones blocks the host', async () => {
     const resolver = scriptedResolver([PUBLIC_V4, { address: '10.0.0.7', family: 4 }]);
-    await assert.rejects(lookupVia(guardedLookup(EMPTY_ALLOW_LIST, resolver), 'hook.example', true), /non-public/);
-    await assert.rejects(checkWebhookDestination('https://hook.example/', EMPTY_ALLOW_LIST, resolver), AppError);
+    await assert.rejects(lookupVia(guardedLookup(NO_ALLOW_LIST, resolver), 'hook.example', true), /non-public/);
+    await assert.rejects(checkWebhookDestination('https://hook.example/', NO_ALLOW_LIST, resolver), AppError);
   });
 
   test('a resolver error fails closed', async () => {
     const failure = Object.assign(new Error('getaddrinfo ENOTFOUND hook.example'), { code: 'ENOTFOUND' });
-    const lookup = guardedLookup(EMPTY_ALLOW_LIST, scriptedResolver(failure));
+    const lookup = guardedLookup(NO_ALLOW_LIST, scriptedResolver(failure));
     await assert.rejects(lookupVia(lookup, 'hook.example', true), /ENOTFOUND/);
-    await assert.rejects(lookupVia(guardedLookup(EMPTY_ALLOW_LIST, scriptedResolver([])), 'hook.example', false), /no addresses/);
+    await assert.rejects(lookupVia(guardedLookup(NO_ALLOW_LIST, scriptedResolver([])), 'hook.example', false), /no addresses/);
   });
 
   test('a listed hostname or range may resolve to a private address', async () => {
@@ -191,6 +195,6 @@ describe('guardedLookup checks the address the socket will use', () => {
 
   test('creation does not refuse a URL whose lookup fails; send time fails closed instead', async () => {
     const resolver = scriptedResolver(new Error('offline'));
-    assert.ok(await checkWebhookDestination('https://hook.example/', EMPTY_ALLOW_LIST, resolver));
+    assert.ok(await checkWebhookDestination('https://hook.example/', NO_ALLOW_LIST, resolver));
   });
 });

@@ -1,4 +1,4 @@
-// Fair delivery (CONTRACT §12): at most one send in flight per subscription, claims round robin
+// Fair delivery (docs/decisions.md §12): at most one send in flight per subscription, claims round robin
 // over the subscriptions with due deliveries, and a subscription whose last attempt got no answer
 // waits its retry delay before its other deliveries are tried, so a stuck receiver cannot hold up
 // the others for longer than one timeout.

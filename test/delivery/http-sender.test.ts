@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
 import type { LookupAddress } from 'node:dns';
+import type http from 'node:http';
 import { describe, test } from 'node:test';
 import {
   type AllowList,
   type Resolver,
   checkWebhookDestination,
-  EMPTY_ALLOW_LIST,
   parseAllowList,
 } from '../../src/delivery/destination-guard';
 import { type SendWebhookOptions, sendWebhook } from '../../src/delivery/http-sender';
 import { deriveWebhookSecret, signDelivery } from '../../src/delivery/signing';
-import { type LocalReceiver, startReceiver, unusedPort } from './local-receiver';
+import { type Received, type Receiver, startReceiver, unusedPort } from '../helpers/receiver';
 import { REJECTED_URLS } from './rejected-urls';
 
+const NO_ALLOW_LIST = parseAllowList('');
 const LOOPBACK = parseAllowList('127.0.0.1');
 const BODY = JSON.stringify({ id: '7', type: 'recording.created' });
 const SECRET = deriveWebhookSecret(Buffer.alloc(32, 1), 'wh_send');
@@ -30,11 +31,11 @@ function send(url: string, extra: Partial<SendWebhookOptions> = {}) {
 }
 
 async function withReceiver<T>(
-  answer: Parameters<typeof startReceiver>[0],
-  run: (receiver: LocalReceiver) => Promise<T>,
+  answer: (req: Received, res: http.ServerResponse) => void,
+  run: (receiver: Receiver) => Promise<T>,
   host?: string,
 ): Promise<T> {
-  const receiver = await startReceiver(answer, host);
+  const receiver = await startReceiver((req) => (res) => answer(req, res), host);
   try {
     return await run(receiver);
   } finally {
@@ -74,7 +75,7 @@ describe('sendWebhook refuses, without connecting, every URL creation refuses', 
     test(`refuses ${rule}: ${url}`, async () => {
       let result: Awaited<ReturnType<typeof sendWebhook>> | undefined;
       const sockets = await countSockets(async () => {
-        result = await send(url, { allow: EMPTY_ALLOW_LIST, resolver: resolverThatMustNotRun });
+        result = await send(url, { allow: NO_ALLOW_LIST, resolver: resolverThatMustNotRun });
       });
       assert.equal(sockets, 0);
       assert.equal(result?.ok, false);
@@ -103,8 +104,8 @@ describe('sendWebhook refuses, without connecting, every URL creation refuses', 
 describe('sendWebhook checks the resolved address at connect time', () => {
   test('DNS rebinding: public when the subscription is created, loopback at send: blocked', async () => {
     const resolver = scriptedResolver([{ address: '93.184.216.34', family: 4 }], [{ address: '127.0.0.1', family: 4 }]);
-    assert.ok(await checkWebhookDestination('https://hook.example/x', EMPTY_ALLOW_LIST, resolver));
-    const result = await send('https://hook.example/x', { allow: EMPTY_ALLOW_LIST, resolver });
+    assert.ok(await checkWebhookDestination('https://hook.example/x', NO_ALLOW_LIST, resolver));
+    const result = await send('https://hook.example/x', { allow: NO_ALLOW_LIST, resolver });
     // A connection attempt to 127.0.0.1:443 would have failed differently (refused).
     assert.deepEqual({ ...result, durationMs: 0 }, {
       ok: false,
@@ -117,7 +118,7 @@ describe('sendWebhook checks the resolved address at connect time', () => {
 
   test('a host resolving to [public, private] is blocked', async () => {
     const resolver = scriptedResolver([{ address: '93.184.216.34', family: 4 }, { address: '::1', family: 6 }]);
-    const result = await send('https://hook.example/', { allow: EMPTY_ALLOW_LIST, resolver });
+    const result = await send('https://hook.example/', { allow: NO_ALLOW_LIST, resolver });
     assert.equal(result.ok, false);
     assert.match(result.error ?? '', /destination blocked/);
   });
@@ -126,7 +127,7 @@ describe('sendWebhook checks the resolved address at connect time', () => {
     const resolver: Resolver = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND hook.example'), { code: 'ENOTFOUND' });
     };
-    const result = await send('https://hook.example/', { allow: EMPTY_ALLOW_LIST, resolver });
+    const result = await send('https://hook.example/', { allow: NO_ALLOW_LIST, resolver });
     assert.deepEqual([result.ok, result.statusCode, result.error], [false, null, 'host not found']);
   });
 

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { testConfig, type Config } from '../../src/config';
 import { DeliveryScheduler, leaseMs } from '../../src/delivery/scheduler';
-import type { Resolver } from '../../src/delivery/destination-guard';
+import { parseAllowList, type Resolver } from '../../src/delivery/destination-guard';
 import { newId } from '../../src/ids';
 import { harness, type Harness } from '../helpers/harness';
 import { heldAnswer, startReceiver, type Receiver } from '../helpers/receiver';
@@ -275,6 +275,7 @@ describe('delivery scheduler', () => {
     const s = await setup(t);
     const { core, webhooks } = s.h.services;
     core.config.webhookAllow = '127.0.0.2';
+    core.config.allowList = parseAllowList('127.0.0.2');
     // Rows as an older allow list or a direct database edit could have left them.
     const insert = (url: string) =>
       core.writer.write(() => {
@@ -287,7 +288,7 @@ describe('delivery scheduler', () => {
     insert('https://rebind.example/hook');
     // DNS rebinding: the name looked public when the subscription was made, now it answers loopback.
     const rebinding: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-    const scheduler = new DeliveryScheduler(core, webhooks.deliveries, webhooks.store, { resolver: rebinding });
+    const scheduler = new DeliveryScheduler({ ...core, resolver: rebinding }, webhooks.deliveries, webhooks.store);
     s.emit();
     await scheduler.processAll();
     assert.equal(s.receiver.requests.length, 0);

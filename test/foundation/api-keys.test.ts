@@ -1,4 +1,4 @@
-// CONTRACT §3: key management over v2 /api-keys and v1 /tokens (one table), the 50 active key
+// docs/decisions.md §3: key management over v2 /api-keys and v1 /tokens (one table), the 50 active key
 // limit, expiry 1-365 days (default 90), lastUsedAt.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Spec Limits: JSON request bodies up to 1,500,000 bytes; larger ones are 413 payload_too_large,
+// docs/decisions.md §20: JSON request bodies up to 1,500,000 bytes; larger ones are 413 payload_too_large,
 // whether they carry a Content-Length or arrive chunked, and the rest is not read. Malformed JSON
 // is 400 invalid_request.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// CONTRACT §1: every setting is a flag and an environment variable, flags win, the defaults are
+// docs/decisions.md §1: every setting is a flag and an environment variable, flags win, the defaults are
 // the contract's, and a bad value stops the program with a clear message and exit code 2.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -6,10 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config';
+import { parseAllowList } from '../../src/delivery/destination-guard';
 import { runCli } from '../helpers/bundle';
 
 describe('configuration: flags, environment, defaults', () => {
-  it('the defaults are those of CONTRACT §1', () => {
+  it('the defaults are those of docs/decisions.md §1', () => {
     const c = loadConfig({}, {});
     assert.deepEqual(c, {
       db: './data/reclib.db',
@@ -17,6 +18,7 @@ describe('configuration: flags, environment, defaults', () => {
       port: 8080,
       publicUrl: undefined,
       webhookAllow: '',
+      allowList: parseAllowList(''),
       deliveryBackoffMs: 60000,
       deliveryPerMinute: 20,
       deliveryConcurrency: 4,
@@ -63,6 +65,7 @@ describe('configuration: flags, environment, defaults', () => {
       port: 9000,
       publicUrl: 'https://rec.example.org',
       webhookAllow: 'nas.local,192.168.0.0/16',
+      allowList: parseAllowList('nas.local,192.168.0.0/16'),
       deliveryBackoffMs: 10,
       deliveryPerMinute: 100,
       deliveryConcurrency: 8,

@@ -1,4 +1,4 @@
-// CONTRACT §3 / spec Authentication: which credentials are accepted, and that every bad one is a
+// docs/decisions.md §3 and §16: which credentials are accepted, and that every bad one is a
 // 401 envelope (never a 500), a missing permission 403 forbidden, a key on a session-only route
 // 403 session_required.
 import assert from 'node:assert/strict';

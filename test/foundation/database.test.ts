@@ -1,4 +1,4 @@
-// Issue 2 "Database": schema.sql applied and versioned with user_version (reopening is a no-op),
+// The database: schema.sql applied and versioned with user_version (reopening is a no-op),
 // the pragmas, BEGIN IMMEDIATE writes (why: a deferred read-then-write fails at once when another
 // connection wrote meanwhile), and no plaintext secret in the database file.
 import assert from 'node:assert/strict';

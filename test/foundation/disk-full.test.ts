@@ -1,5 +1,5 @@
 // A write the storage refuses (disk full, read-only database, I/O error) answers 503 unavailable
-// with Retry-After: 30, not 500 (CONTRACT §12); nothing is half-written and the same request with
+// with Retry-After: 30, not 500 (docs/decisions.md §12); nothing is half-written and the same request with
 // the same Idempotency-Key succeeds once space is back; reads keep working; the condition is
 // logged once per episode and shown by /healthz. SQLite's own limits inject the errors in process:
 // max_page_count makes the next page allocation fail with SQLITE_FULL, query_only makes every

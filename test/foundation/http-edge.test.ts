@@ -1,4 +1,4 @@
-// The HTTP edge (CONTRACT §4, §5): the rate limit, X-Request-Id on every response, the 404
+// The HTTP edge (docs/decisions.md §4, §5): the rate limit, X-Request-Id on every response, the 404
 // envelope for unknown routes, and unexpected failures as 500 internal without internals.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Schema 3 (issue 13): a database written by the previous release (schema 2, kept as a fixture)
+// Schema 3: a database written by the previous release (schema 2, kept as a fixture)
 // opens with every row kept, account names included when two differ only in case, and gains the
 // index of the per-subscription delivery log.
 import assert from 'node:assert/strict';

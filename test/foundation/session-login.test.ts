@@ -1,4 +1,4 @@
-// CONTRACT §3: password login (scrypt), the reclib_session cookie (HttpOnly, SameSite=Strict),
+// docs/decisions.md §3: password login (scrypt), the reclib_session cookie (HttpOnly, SameSite=Strict),
 // the Origin check on cookie-authenticated writes, and sign-out.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

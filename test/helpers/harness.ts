@@ -50,7 +50,7 @@ export function harness(over: Partial<Config> = {}, coreOver: Partial<Pick<Core,
   const clock = new FakeClock();
   const config = testConfig(over);
   const db = openDatabase(config.db);
-  const core: Core = { db, writer: new Writer(db), clock, config, masterSecret: randomBytes(32), resolver: noDns, ...coreOver };
+  const core: Core = { db, writer: new Writer(db, undefined, clock), clock, config, masterSecret: randomBytes(32), resolver: noDns, ...coreOver };
   const services = createServices(core);
   const errors: string[] = [];
   const http = createApp(services, { logError: (l) => errors.push(l) });

@@ -1,10 +1,12 @@
 // A real webhook receiver on 127.0.0.1 (after svix's test receiver): it records every request's
 // raw body and headers and answers what the test says — a status, a status later, or never.
-// It also counts requests in flight, so tests can see the sender's concurrency from outside.
+// It also counts requests in flight, so tests can see the sender's concurrency from outside. A test
+// about the wire itself (headers, redirects, slow bodies) answers through the response object.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
   /** The raw body as received (verify signatures over this, never a re-serialisation). */
@@ -17,13 +19,15 @@ export interface Received {
   status: number | null;
 }
 
-/** A status now, a status later (the promise), or 'hang': never answer. */
-export type Answer = number | Promise<number> | 'hang';
+/** A status now, a status later (the promise), 'hang': never answer, or a function that writes the answer itself. */
+export type Answer = number | Promise<number> | 'hang' | ((res: http.ServerResponse) => void);
 
 export interface Receiver {
-  /** http://127.0.0.1:<port>/hook */
+  /** http://<host>:<port>/hook */
   readonly url: string;
+  /** http://<host>:<port> */
   readonly origin: string;
+  readonly port: number;
   readonly requests: Received[];
   /** Decides the answer to the n-th request (0-based). Default: 200. Replace at will. */
   answer: (req: Received, n: number) => Answer;
@@ -43,7 +47,7 @@ export function heldAnswer(): { promise: Promise<number>; release(status: number
   return { promise, release };
 }
 
-export async function startReceiver(answer: Receiver['answer'] = () => 200): Promise<Receiver> {
+export async function startReceiver(answer: Receiver['answer'] = () => 200, host = '127.0.0.1'): Promise<Receiver> {
   const requests: Received[] = [];
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   let inFlight = 0;
@@ -60,7 +64,7 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
       inFlight--;
       received.answeredAt = Date.now();
     };
-    const received: Received = { path: req.url ?? '', headers: req.headers, body: '', receivedAt: 0, answeredAt: null, status: null };
+    const received: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: '', receivedAt: 0, answeredAt: null, status: null };
     res.on('close', done);
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -70,6 +74,10 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
       for (const w of waiters.filter((w) => requests.length >= w.n)) w.resolve();
       const a = receiver.answer(received, n);
       if (a === 'hang') return;
+      if (typeof a === 'function') {
+        res.on('finish', () => (received.status = res.statusCode));
+        return a(res);
+      }
       void Promise.resolve(a).then((status) => {
         if (!open) return;
         received.status = status;
@@ -77,13 +85,14 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo; // listening on TCP, so never a pipe name
+  const origin = `http://${host}:${port}`;
 
   const receiver: Receiver = {
     url: `${origin}/hook`,
     origin,
+    port,
     requests,
     answer,
     get inFlight() {
@@ -109,4 +118,11 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
       }),
   };
   return receiver;
+}
+
+/** A port with nothing listening on it (bound, then released). */
+export async function unusedPort(host = '127.0.0.1'): Promise<number> {
+  const receiver = await startReceiver(() => 'hang', host);
+  await receiver.close();
+  return receiver.port;
 }

@@ -1,4 +1,4 @@
-// The MCP endpoint (CONTRACT §9) through the SDK's own client over a real socket: the tools, their
+// The MCP endpoint (docs/decisions.md §9) through the SDK's own client over a real socket: the tools, their
 // schemas, text and structuredContent, isError for permissions and ids, credentials and rate limit.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

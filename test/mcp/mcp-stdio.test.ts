@@ -1,4 +1,4 @@
-// `reclib mcp --url URL` (CONTRACT §9) from the built bundle: the SDK's stdio client talks to it as
+// `reclib mcp --url URL` (docs/decisions.md §9) from the built bundle: the SDK's stdio client talks to it as
 // a desktop assistant would, and it relays to URL/mcp with the key from RECLIB_API_KEY.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// CONTRACT §11: GET /metrics in Prometheus text format, only with --metrics-token and only to
+// docs/decisions.md §11: GET /metrics in Prometheus text format, only with --metrics-token and only to
 // `Authorization: Bearer <token>`; route templates as labels, never ids.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

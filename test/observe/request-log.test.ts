@@ -1,4 +1,4 @@
-// CONTRACT §11 and issue 16: one log line per request ({time, level, msg, requestId, method, route,
+// docs/decisions.md §11: one log line per request ({time, level, msg, requestId, method, route,
 // status, ms} with --log-format json) and per delivery outcome; the start-up line names the
 // database, public URL and allow-list; no secret, token, password or transcript in any line.
 import assert from 'node:assert/strict';

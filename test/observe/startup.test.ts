@@ -1,4 +1,4 @@
-// Issue 16.7: in a container the listen address is not the one clients reach, so the server warns
+// docs/decisions.md §1: in a container the listen address is not the one clients reach, so the server warns
 // at start when RECLIB_PUBLIC_URL is unset; with it set, no warning.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// CONTRACT §11: `reclib backup --to FILE` writes FILE and FILE.secret, checks the copy and never
+// docs/decisions.md §11: `reclib backup --to FILE` writes FILE and FILE.secret, checks the copy and never
 // overwrites; `reclib restore --from FILE` refuses while a server uses the database (also right
 // after the server was killed -9, when it must go ahead), checks the backup, keeps the old database
 // and secret, and restores both, so a restored server's webhooks still verify with the secret a

@@ -1,4 +1,4 @@
-// CONTRACT §12 for the admin CLI: --version; commands other than accounts create, serve and
+// docs/decisions.md §12 for the admin CLI: --version; commands other than accounts create, serve and
 // restore refuse a --db that does not exist and create nothing; a file that is not a reclib
 // database is refused untouched; errors name the file and say what is wrong; with --json errors
 // are {"error":{"code","message"}} on stderr; exit 2 for usage, 1 otherwise; tables show dates;

@@ -1,4 +1,4 @@
-// CONTRACT §11: `reclib export --account ID --to DIR [--format markdown|json]`. Markdown: one note
+// docs/decisions.md §11: `reclib export --account ID --to DIR [--format markdown|json]`. Markdown: one note
 // per live recording at DIR/YYYY/MM/<id>.md, YAML front matter then summary and transcript; json:
 // DIR/recordings.jsonl, a v2 recording a line. A rerun updates changed notes and removes those of
 // deleted recordings, and never touches a file it did not write. Files 0600, folders 0700.

@@ -1,4 +1,4 @@
-// CONTRACT §11 and issue 16: files reclib creates are private whatever the umask (the database,
+// docs/decisions.md §11: files reclib creates are private whatever the umask (the database,
 // its -wal and -shm, the master secret, backups, exports: 0600; folders 0700), and
 // --durability full|normal (RECLIB_DURABILITY, default full) sets synchronous=FULL or NORMAL on
 // the server's connection and on every admin command's connection alike.

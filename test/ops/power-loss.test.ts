@@ -1,4 +1,4 @@
-// A power-loss simulation for --durability (issue 16: "killing the process between write and
+// A power-loss simulation for --durability (docs/decisions.md §11: "killing the process between write and
 // fsync is not enough"). A power cut loses whatever the kernel had not yet written to the disk:
 // every write a file received since its last fsync/fdatasync may be gone, in whole or in part.
 // So the writes and flushes a reclib process makes are recorded with strace (every byte of every

@@ -1,4 +1,4 @@
-// Serving the web app (issue 13 point 1, CONTRACT §8): GET / is the app's HTML for everyone with
+// Serving the web app (docs/decisions.md §8): GET / is the app's HTML for everyone with
 // the security headers; /app/<hashed name> assets are immutable and compressed; an unknown /app
 // path is a 404 in the error envelope; API routes are unchanged. Needs a build (npm test builds).
 import assert from 'node:assert/strict';

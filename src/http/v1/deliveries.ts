@@ -1,5 +1,5 @@
 // v1 /recordings/{id}/deliveries (session): manual send and the delivery status listing
-// (spec v1 note 4, "Text delivery states", CONTRACT §6-7). The rules live in ManualDeliveryService.
+// (docs/decisions.md §18, §6-7). The rules live in ManualDeliveryService.
 import * as v from 'valibot';
 import { DELIVERY_STATUSES } from '../../store/delivery-store';
 import { MAX_DELIVERY_KEY } from '../../services/manual-delivery';

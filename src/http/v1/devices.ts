@@ -1,7 +1,7 @@
-// v1 listDevices: the same devices as v2 (CONTRACT §7 `{ devices }`).
+// v1 listDevices: the same devices as v2 (docs/decisions.md §7 `{ devices }`).
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
-import { DevicesResponse } from '../v2/devices';
+import { DevicesResponse } from '../schemas/devices';
 
 export function registerDevicesV1(r: ApiRouter, deps: HttpDeps): void {
   const { devices } = deps.services;

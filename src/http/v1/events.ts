@@ -1,12 +1,12 @@
-// v1 listEvents: GET /events?after=<seq>&limit=<n> → { events, cursor, hasMore } (CONTRACT §7).
+// v1 listEvents: GET /events?after=<seq>&limit=<n> → { events, cursor, hasMore } (docs/decisions.md §7).
 // The same events as the v2 feed; the cursor is the integer event id.
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { queryInt } from '../schemas';
-import { EventSchema } from '../v2/events';
+import { EventSchema } from '../schemas/events';
 
-/** The spec allows any limit >= 0; larger pages are served as pages of this size (hasMore says more). */
+/** v1 allows any limit >= 0; larger pages are served as pages of this size (hasMore says more). */
 const MAX_PAGE = 1000;
 
 const Query = v.object({

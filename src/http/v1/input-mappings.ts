@@ -1,10 +1,10 @@
 // v1 getInputMappings / putInputMappings: the app's input-mapping history as immutable
-// revisions (CONTRACT §7). The newest revision of a device is what v2 settings show and edit.
+// revisions (docs/decisions.md §7). The newest revision of a device is what v2 settings show and edit.
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { Id } from '../schemas';
-import { InputsSchema } from '../v2/devices';
+import { InputsSchema } from '../schemas/devices';
 
 const Revision = v.object({
   id: v.string(),

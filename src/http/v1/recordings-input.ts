@@ -1,4 +1,4 @@
-// Request schemas of the v1 recording operations (spec "v1 query constraints", CONTRACT §7).
+// Request schemas of the v1 recording operations (spec "v1 query constraints", docs/decisions.md §7).
 // They validate and document at once; the service re-checks what holds for every caller.
 import * as v from 'valibot';
 import { INPUT_NAMES, RECORDING_TYPES } from '../../services/device-inputs';

@@ -1,4 +1,4 @@
-// The v1 recording (CONTRACT §7): the v2 fields with `kind` for `type`, plus the capture metadata
+// The v1 recording (docs/decisions.md §7): the v2 fields with `kind` for `type`, plus the capture metadata
 // (`source`, `captureInput`), the client's processing report and the local audio references with
 // the time each was reported. One mapping from the stored row, next to v2's recordingJson.
 import * as v from 'valibot';
@@ -13,7 +13,7 @@ import {
   type RecordingRow,
   type RecordingStatus,
 } from '../../services/recording-model';
-import { RecordingSchema } from '../v2/recordings';
+import { RecordingSchema } from '../schemas/recordings';
 
 export type RecordingV1Json = Omit<RecordingJson, 'type'> & {
   kind: RecordingType;

@@ -1,4 +1,4 @@
-// v1 recording operations (spec "v1", CONTRACT §7): listRecordings, createRecording, latestClip,
+// v1 recording operations (spec "v1", docs/decisions.md §7): listRecordings, createRecording, latestClip,
 // getRecording, updateRecording (PUT), deleteRecording. Every success is 200. The rules live in
 // RecordingService, shared with v2, so a write here is a v2 write too (reads, feed, webhooks).
 import * as v from 'valibot';

@@ -1,9 +1,9 @@
-// v1 /tokens: the same objects as v2 keys, with "scopes" for "permissions" (CONTRACT §3).
+// v1 /tokens: the same objects as v2 keys, with "scopes" for "permissions" (docs/decisions.md §3).
 import * as v from 'valibot';
 import type { KeyMetadata } from '../../services/auth';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
-import { KeyMetadataSchema } from '../v2/api-keys';
+import { KeyMetadataSchema } from '../schemas/api-keys';
 import { Expiry, Name, Permissions } from '../schemas';
 
 // The v2 key metadata with "scopes" in place of "permissions": one definition of the shape.

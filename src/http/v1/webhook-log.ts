@@ -1,4 +1,4 @@
-// v1 subscription management for the web app (CONTRACT §8): every subscription of both payload
+// v1 subscription management for the web app (docs/decisions.md §8): every subscription of both payload
 // modes, disabling one, its delivery log (newest first, cursor) and a test send. Session only,
 // like POST /webhooks. The rules live in WebhookService and WebhookLogService.
 import * as v from 'valibot';
@@ -7,7 +7,7 @@ import { DEFAULT_LOG_PAGE, MAX_LOG_PAGE } from '../../services/webhook-log';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { IdParams, queryInt } from '../schemas';
-import { WebhookSchema } from '../v2/webhooks';
+import { WebhookSchema } from '../schemas/webhooks';
 
 const LoggedDeliverySchema = v.object({
   id: v.pipe(v.string(), v.description('dlv_…; the webhook-id header of every attempt')),

@@ -1,8 +1,8 @@
-// v1 POST /webhooks (session): the same subscriptions as v2, answered 200 (CONTRACT §7). Text mode
+// v1 POST /webhooks (session): the same subscriptions as v2, answered 200 (docs/decisions.md §7). Text mode
 // (payloadMode "text", optional capture rules) belongs to v1; v2 accepts it too but does not list it.
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
-import { CreatedWebhookSchema, CreateWebhookBody } from '../v2/webhooks';
+import { CreatedWebhookSchema, CreateWebhookBody } from '../schemas/webhooks';
 
 export function registerWebhooksV1(r: ApiRouter, deps: HttpDeps): void {
   const { webhooks } = deps.services;

@@ -1,19 +1,9 @@
-// v2 /api-keys: session-only key management (CONTRACT §3).
+// v2 /api-keys: session-only key management (docs/decisions.md §3).
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { Expiry, IdParams, Name, Permissions } from '../schemas';
-
-export const KeyMetadataSchema = v.object({
-  id: v.string(),
-  name: v.string(),
-  permissions: v.array(v.string()),
-  integrationId: v.string(),
-  createdAt: v.number(),
-  expiresAt: v.number(),
-  lastUsedAt: v.nullable(v.number()),
-  revokedAt: v.nullable(v.number()),
-});
+import { KeyMetadataSchema } from '../schemas/api-keys';
 
 export function registerApiKeys(r: ApiRouter, deps: HttpDeps): void {
   const { auth } = deps.services;

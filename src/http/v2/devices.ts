@@ -1,27 +1,11 @@
-// v2 /devices and /devices/{id}/settings (spec "device settings", CONTRACT §5).
+// v2 /devices and /devices/{id}/settings (docs/decisions.md §15, §5).
 import * as v from 'valibot';
-import { INPUT_NAMES, RECORDING_TYPES, type InputName } from '../../services/device-inputs';
-import { DEVICE_MODELS } from '../../services/devices';
 import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
 import type { ApiRouter } from '../router';
 import { IdParams } from '../schemas';
+import { DevicesResponse, InputsSchema } from '../schemas/devices';
 import { ifMatchFor } from '../request-headers';
-
-export const DeviceSchema = v.object({ id: v.string(), name: v.string(), model: v.picklist(DEVICE_MODELS) });
-export const DevicesResponse = v.object({ devices: v.array(DeviceSchema) });
-
-const InputType = v.optional(v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"'));
-
-/**
- * input name → clip|memo. A strict object (not a record) so that an unknown input is a 400 naming
- * it, even a name like "constructor" that a record would silently drop. Which of these a device
- * has is checked by the service (400 naming the input).
- */
-export const InputsSchema = v.pipe(
-  v.strictObject(Object.fromEntries(INPUT_NAMES.map((i) => [i, InputType])) as Record<InputName, typeof InputType>),
-  v.description('Input name → "clip" | "memo". ring: hold, doubleTap, tripleTap, appRecord; pin and pendant: recordButton, appRecord.'),
-);
 
 const SettingsResponse = v.object({ settings: v.object({ inputs: InputsSchema }) });
 

@@ -1,4 +1,4 @@
-// v2 GET /events/stream: the account's feed live, as Server-Sent Events (CONTRACT §10). The
+// v2 GET /events/stream: the account's feed live, as Server-Sent Events (docs/decisions.md §10). The
 // streaming itself (fan-out, backpressure, pings, limits) is services/event-stream.ts.
 import type { ServerResponse } from 'node:http';
 import * as v from 'valibot';

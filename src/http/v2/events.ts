@@ -1,16 +1,9 @@
-// v2 GET /events: the account's recording events after an opaque cursor (CONTRACT §5).
+// v2 GET /events: the account's recording events after an opaque cursor (docs/decisions.md §5).
 import * as v from 'valibot';
 import type { HttpDeps } from '../env';
 import { jsonAnswer, type ApiRouter } from '../router';
 import { queryInt } from '../schemas';
-
-export const EventSchema = v.object({
-  id: v.string(),
-  type: v.string(),
-  recordingId: v.string(),
-  revision: v.number(),
-  createdAt: v.number(),
-});
+import { EventSchema } from '../schemas/events';
 
 const Query = v.object({
   limit: v.optional(v.pipe(queryInt(1, 1000), v.description('Page size 1-1000, default 100')), '100'),

@@ -1,5 +1,5 @@
-// v2 /recordings: create, read, edit, delete and search (spec "Rules for the recording endpoints",
-// CONTRACT §5). The rules live in RecordingService; this file only maps HTTP to it. Writes use the
+// v2 /recordings: create, read, edit, delete and search (docs/decisions.md §14,
+// §5). The rules live in RecordingService; this file only maps HTTP to it. Writes use the
 // grouped variants: concurrent requests share one commit (src/db/writer.ts).
 import * as v from 'valibot';
 import { invalid } from '../../errors';
@@ -13,25 +13,11 @@ import { etag } from '../if-match';
 import { recordingsPage } from '../page-answer';
 import { jsonAnswer, type ApiRouter } from '../router';
 import { Id, IdParams, queryInt, RecordedAt, RecordingsLimit, RecordingsNextCursor } from '../schemas';
+import { RecordingSchema } from '../schemas/recordings';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
 
-export const RecordingSchema = v.object({
-  id: v.string(),
-  type: v.picklist(RECORDING_TYPES),
-  title: v.string(),
-  transcript: v.string(),
-  summary: v.string(),
-  recordedAt: v.number(),
-  updatedAt: v.number(),
-  revision: v.number(),
-  status: v.picklist(RECORDING_STATUSES),
-  pinned: v.boolean(),
-  audio: v.array(v.object({ clientId: v.string(), fileId: v.string() })),
-  deviceId: v.optional(v.string()),
-  externalId: v.optional(v.string()),
-});
 const RecordingResponse = v.object({
   recording: v.union([RecordingSchema, v.pipe(v.object({ id: v.string(), revision: v.number() }), v.description('Callers without recordings:read'))]),
 });
@@ -102,7 +88,7 @@ const ListResponse = v.object({
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag of your last read ("3", W/"3" or 3). Missing: 428; stale: 412.' };
 
-/** The full recording for readers; only id and revision for write-only callers (spec rule 2). Also the MCP create_note answer. */
+/** The full recording for readers; only id and revision for write-only callers (docs/decisions.md §13). Also the MCP create_note answer. */
 export const written = (principal: Principal, row: RecordingRow) => ({
   recording: can(principal, 'recordings:read') ? recordingJson(row) : recordingRef(row),
 });
