@@ -2,7 +2,8 @@
 // recordings with 1 MB transcripts; 4 clients at once ask for `limit=100` pages (one of them reads
 // a few bytes and then stops reading), while a probe asks /healthz every 5 ms. Reports the server's
 // peak RSS and the probe's latencies per round, and judges them against the targets (RSS ≤ 300 MB,
-// every /healthz ≤ 50 ms). Not a test: CI does not run it.
+// every /healthz ≤ 50 ms). Not a test: CI does not run it. BENCH_CPU_PROF=DIR writes the server's
+// CPU profile there; BENCH_SETTLE_MS=N waits N ms after the creates (index merging) before measuring.
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -82,7 +83,7 @@ async function main() {
   const db = path.join(dir, 'reclib.db');
   const account = await cli<{ account: { id: string } }>(['accounts', 'create', '--db', db, '--name', 'bench']);
   const key = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', account.account.id, '--name', 'b', '--permissions', 'recordings:create,recordings:read']);
-  const server = await startServer(db);
+  const server = await startServer(db, process.env.BENCH_CPU_PROF);
   const url = new URL(server.url);
   const auth = { authorization: `Bearer ${key.secret}` };
   try {
@@ -94,6 +95,7 @@ async function main() {
       });
       if (res.status !== 201) throw new Error(`create answered ${res.status}: ${await res.text()}`);
     }
+    if (process.env.BENCH_SETTLE_MS) await new Promise((res) => setTimeout(res, Number(process.env.BENCH_SETTLE_MS)));
     const baseRss = memoryMb(server.pid).rssMb;
     // The same probe with no page readers: what the machine alone does to it (a shared VM).
     const idle = startProbe(server.url);
