@@ -10,11 +10,12 @@
 // condition, and a word that is a prefix of another word of q is dropped (every recording with a
 // word starting with "meeting" has one starting with "meet"); see search-plan.ts.
 //
-// The work of one page is bounded too (SEARCH_BUDGET): a search walks the cheapest-to-walk,
-// sparsest condition in rowid order (each step reads one index entry) and tests every candidate
-// against the other conditions and filters; when the budget is spent before the page is full, the
-// page ends there, shorter than limit or even empty, with a nextCursor after the last candidate
-// read. Paging on returns every match exactly once.
+// The work of one page is bounded too (SEARCH_BUDGET): FTS5 walks, in rowid order, the AND of an
+// expression per condition that it reads lazily (search-plan.ts), and each candidate is tested for
+// the filters and for the conditions that expression only approximates (a phrase's word order, a
+// wide prefix); when the budget is spent before the page is full, the page ends there, shorter
+// than limit or even empty, with a nextCursor after the last candidate read. Paging on returns
+// every match exactly once.
 //
 // Paging: newest first by recordedAt, the later created first among equal times: ascending order of
 // the sort key seq (see schema.sql and recording-model.ts). The cursor is the last seq the page
@@ -24,7 +25,7 @@ import { invalid } from '../errors';
 import { sha256Hex } from '../ids';
 import type { RecordingSearchStore } from '../store/recording-search-store';
 import { canonicalJson, seqRange, type RecordingRow } from './recording-model';
-import { searchConditions, type Condition, type Driver } from './search-plan';
+import { searchConditions, type Condition } from './search-plan';
 import type { SearchTerms } from './search-terms';
 
 export { matchExpression, parseQuery } from './search-plan';
@@ -98,11 +99,6 @@ export interface SearchBudget {
  */
 export const SEARCH_BUDGET: SearchBudget = { candidates: 5000, minCandidates: 100, ms: 5, now: () => performance.now() };
 
-/** Hits counted when comparing how sparse the walkable conditions of q are. */
-const PROBE_HITS = 64;
-/** At most this many walkable expressions are compared (any of them would be correct). */
-const PROBE_MAX = 8;
-
 type Page = { rows: RecordingRow[]; nextCursor: string | null };
 
 export function listPage(
@@ -158,9 +154,11 @@ function searchPage(
   budget: SearchBudget,
 ): Page {
   const start = budget.now();
-  const { condition: walked, driver } = walkedCondition(store, conditions, lo);
-  // The walked expression is exactly its condition, or a superset tested like the others.
-  const tests = conditions.filter((c) => c !== walked || !driver.exact).map((c) => c.test);
+  // A condition FTS5 cannot read lazily (it would merge first) is tested on the text instead, unless
+  // no condition can be read lazily.
+  const walked = conditions.some((c) => c.walk !== null) ? conditions.filter((c) => c.walk !== null) : conditions.slice(0, 1);
+  const expr = [...new Set(walked.map((c) => c.walk ?? c.whole))].join(' AND ');
+  const tests = conditions.filter((c) => !walked.includes(c) || (c.walk !== null && !c.exact)).map((c) => c.test);
   const accepts = (row: RecordingRow): boolean =>
     row.account_id === accountId &&
     row.deleted_at === null &&
@@ -176,7 +174,7 @@ function searchPage(
   let read = 0;
   let lastRead = 0;
   let spent = false;
-  for (const row of store.candidates(driver.expr, lo, hi, budget.candidates + 1)) {
+  for (const row of store.candidates(expr, lo, hi, budget.candidates + 1)) {
     if (read >= budget.candidates || (read >= budget.minCandidates && budget.now() - start >= budget.ms)) {
       spent = true;
       break;
@@ -194,25 +192,6 @@ function searchPage(
   // Every candidate up to lastRead was read: the next page continues after it.
   if (spent) return { rows, nextCursor: encodeCursor(lastRead, filters) };
   return { rows, nextCursor: null };
-}
-
-/**
- * The condition to walk and how: of the walkable expressions, the sparsest near lo (the one whose
- * PROBE_HITS-th match lies furthest on, or that has fewer), so that few candidates fail the other
- * tests. A condition with no cheap expression is walked only when no condition has one.
- */
-function walkedCondition(store: RecordingSearchStore, conditions: Condition[], lo: number): { condition: Condition; driver: Driver } {
-  const options = conditions.flatMap((condition) => condition.drivers.map((driver) => ({ condition, driver }))).slice(0, PROBE_MAX);
-  if (options.length === 0) return { condition: conditions[0]!, driver: { expr: conditions[0]!.whole, exact: true } };
-  if (options.length === 1) return options[0]!;
-  let best = options[0]!;
-  let bestReach = -1;
-  for (const option of options) {
-    const reach = store.kthMatch(option.driver.expr, lo, PROBE_HITS) ?? Infinity;
-    if (reach > bestReach) [best, bestReach] = [option, reach];
-    if (reach === Infinity) break;
-  }
-  return best;
 }
 
 /**

@@ -33,7 +33,6 @@ const FILTERS = [
 export class RecordingSearchStore {
   private readonly cache = new Map<string, Statement<[Params], RecordingRow>>();
   private candidatesStmt: Statement<[Params], RecordingRow> | undefined;
-  private kthStmt: Statement<[Params], { seq: number }> | undefined;
 
   constructor(private readonly db: Db) {}
 
@@ -60,14 +59,6 @@ export class RecordingSearchStore {
   candidates(match: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
     this.candidatesStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.CANDIDATES_SQL);
     return this.candidatesStmt.iterate({ match, lo, hi, limit });
-  }
-
-  /** The seq of the k-th (1-based) row of the expression at or after lo; null if it has fewer. */
-  kthMatch(match: string, lo: number, k: number): number | null {
-    this.kthStmt ??= this.db.prepare<[Params], { seq: number }>(
-      'SELECT rowid AS seq FROM recordings_fts WHERE recordings_fts MATCH @match AND rowid >= @lo ORDER BY rowid LIMIT 1 OFFSET @skip',
-    );
-    return this.kthStmt.get({ match, lo, skip: k - 1 })?.seq ?? null;
   }
 
   /**
