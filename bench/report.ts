@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LoadResult } from './load';
+import { GENERATOR_VERSION } from './corpus';
 import { TARGET_SIZE, type BaselineRatio, type ScenarioSummary, type TargetCheck } from './stats';
 
 export interface Results {
@@ -71,7 +72,9 @@ const mdTable = (head: string[], rows: string[][]): string =>
 
 const targetRows = (r: Results) => r.targets.checks.map((c) => [c.target, c.required, c.measured, c.pass === null ? 'not judged (queueing)' : c.pass ? 'pass' : 'FAIL']);
 const targetNote = (r: Results) =>
-  r.corpus.size === TARGET_SIZE ? `Targets (issue 3, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 3, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
+  r.corpus.generatorVersion !== GENERATOR_VERSION
+    ? `This run predates the bounded search and the issue-14 scenarios (corpus generator v${r.corpus.generatorVersion}, the targets of issue 3 as that run checked them); it stays as the ${fmt(r.corpus.size)}-recording reference until the next run at that size:`
+    : r.corpus.size === TARGET_SIZE ? `Targets (issue 14, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 14, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
 
 export function printResults(r: Results): void {
   const c = r.corpus;
@@ -112,8 +115,9 @@ export function markdown(r: Results): string {
       `Node ${r.machine.node}, SQLite ${r.machine.sqlite}. Server pinned to core ${r.settings.serverCore}, the load generator to core ${r.settings.loaderCore}; ` +
       `${r.settings.rounds} interleaved rounds of ${r.settings.durationSec} s with ${r.settings.connections} connections (req/s and p50/p99 are medians over rounds), ` +
       (r.rated ? `then ${(Object.values(r.rated)[0] ?? []).length} interleaved rounds of ${r.settings.durationSec} s open-loop runs per read scenario at ${pct(r)} of its measured req/s, ` : '') +
-      `then one ${r.settings.singleSec} s run per scenario with a single connection (latency without queueing). ` +
-      `Database ${c.dbMb} MB; seeded through the service layer in ${c.seedSeconds} s (${fmt(c.seedRatePerSec)} recordings/s).`,
+      `then ${r.single && Object.values(r.single)[0] && Object.values(r.single)[0]!.length > 1 ? `${Object.values(r.single)[0]!.length} interleaved rounds of` : 'one'} ${r.settings.singleSec} s run${(Object.values(r.single)[0]?.length ?? 1) > 1 ? 's' : ''} per scenario with a single connection (latency without queueing). ` +
+      `Database ${c.dbMb} MB; seeded through the service layer in ${c.seedSeconds} s (${fmt(c.seedRatePerSec)} recordings/s). ` +
+      `Load average of the machine (1, 5, 15 min) at the start ${r.machine.loadAverage.join(', ')}, at the end ${(r.machine.loadAverageEnd ?? []).join(', ')} (2 cores).`,
     '',
     mdTable(HEAD, scenarioRows(r)),
     '',
@@ -152,14 +156,16 @@ export function writeResults(r: Results, dir: string): void {
   writeMarkdown(dir);
 }
 
-/** Rebuilds results.md from every results-<size>.json in dir. */
+/** Rebuilds results.md from every results-<size>.json in dir, then the hand-written results-notes.md. */
 export function writeMarkdown(dir: string): void {
   const all = fs
     .readdirSync(dir)
     .filter((f) => /^results-\d+\.json$/.test(f))
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Results)
     .sort((a, b) => a.corpus.size - b.corpus.size);
-  fs.writeFileSync(path.join(dir, 'results.md'), ['# reclib benchmark results', '', 'Written by `npm run bench` (bench/run.ts).', '', ...all.map(markdown)].join('\n'));
+  const notesFile = path.join(dir, 'results-notes.md');
+  const notes = fs.existsSync(notesFile) ? [fs.readFileSync(notesFile, 'utf8')] : [];
+  fs.writeFileSync(path.join(dir, 'results.md'), ['# reclib benchmark results', '', 'Written by `npm run bench` (bench/run.ts).', '', ...all.map(markdown), ...notes].join('\n'));
 }
 
 // `npx tsx bench/report.ts` rebuilds bench/results.md from the saved runs (after a format change).
