@@ -76,6 +76,18 @@ describe('a search page reads a bounded number of candidates', () => {
     assert.equal(pages.length, 11);
   });
 
+  it('the text tests fold case and accents as the index does: a wide prefix and a phrase', async () => {
+    const { h, token } = library([]);
+    const app = h.services.auth.authenticate(token);
+    const accented = h.services.recordings.create(app, { type: 'clip', recordedAt: 2_000_000, title: 'ÍNTÉGRO', transcript: 'Café, CRÈME brûlée' }, 'accented').row.id;
+    const ids = async (q: string) => (await list(h, token, { q, limit: 100 })).json.recordings.map((r: { id: string }) => r.id);
+    assert.ok((await ids('inte')).includes(accented), 'wide prefix "inte" finds ÍNTÉGRO');
+    assert.ok(!(await ids('intf')).includes(accented));
+    assert.deepEqual(await ids('"cafe creme"'), [accented]);
+    assert.deepEqual(await ids('"crème café"'), []);
+    assert.deepEqual(await ids('"cafe crem"'), [], 'words in a phrase are whole words');
+  });
+
   it('a filter that few candidates pass is tested on each candidate, within the same bound', async () => {
     const { h, token, ids } = library([]);
     h.services.recordings.searchBudget = candidatesOnly(5);

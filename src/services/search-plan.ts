@@ -144,9 +144,9 @@ const NOT_WORD = '[^\\p{L}\\p{N}\\p{M}\\p{Co}]';
 const WORD_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u;
 const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
-const NON_ASCII = /[^\x00-\x7f]/g;
+const NON_ASCII = /[^\x00-\x7f]/gu;
 const foldedChars = new Map<string, string>();
-/** One UTF-16 unit without diacritics (remembered: a text has few distinct non-ASCII characters). */
+/** One code point without diacritics (remembered: a text has few distinct non-ASCII characters). */
 function foldedChar(ch: string): string {
   let out = foldedChars.get(ch);
   if (out === undefined) {
