@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LoadResult } from './load';
+import type { StallResult } from './stall';
 import { GENERATOR_VERSION } from './corpus';
 import { TARGET_SIZE, type BaselineRatio, type ScenarioSummary, type TargetCheck } from './stats';
 
@@ -20,6 +21,8 @@ export interface Results {
   single: Record<string, LoadResult[]>;
   /** Open-loop runs at ratedShare of the saturated req/s (absent in runs before that phase). */
   rated?: Record<string, LoadResult[]>;
+  /** The mixed-load stall measurement (absent in runs before it). */
+  stall?: StallResult;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -76,6 +79,18 @@ const targetNote = (r: Results) =>
     ? `This run predates the bounded search and the issue-14 scenarios (corpus generator v${r.corpus.generatorVersion}, the targets of issue 3 as that run checked them); it stays as the ${fmt(r.corpus.size)}-recording reference until the next run at that size:`
     : r.corpus.size === TARGET_SIZE ? `Targets (issue 14, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 14, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
 
+/** The stall measurement in one paragraph. */
+function stallText(s: StallResult): string {
+  const ops = Object.entries(s.ops)
+    .map(([k, o]) => `${k} ${fmt(o.count)} (p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms${o.failures ? `, ${o.failures} failed` : ''})`)
+    .join(', ');
+  return (
+    `Stall under mixed load (issue 14 point 1): ${s.seconds} s of searches, creates, edits and deletes (every write touches indexed text) at ${s.connections} connections: ${ops}. ` +
+    `The server's event-loop delay (monitorEventLoopDelay, preloaded by bench/loop-delay.mjs): ${s.loop ? `max ${s.loop.max} ms, p99.9 ${s.loop.p999} ms, p99 ${s.loop.p99} ms` : 'not seen'}. ` +
+    `A /healthz probe every 5 ms from the load process: ${fmt(s.probe.count)} probes, max ${ms(s.probe.max)} ms, p99.9 ${ms(s.probe.p999)} ms, p99 ${ms(s.probe.p99)} ms.`
+  );
+}
+
 export function printResults(r: Results): void {
   const c = r.corpus;
   console.log(
@@ -89,6 +104,7 @@ export function printResults(r: Results): void {
   console.log(textTable(DIAG_HEAD, diagnosticRows(r)));
   console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB`);
   if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
+  if (r.stall) console.log(`\n${stallText(r.stall)}`);
   console.log(`\n${targetNote(r)}`);
   console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
   for (const n of r.notes) console.log(`note: ${n}`);
@@ -137,6 +153,7 @@ export function markdown(r: Results): string {
     `Server memory: peak RSS ${r.server.peakRssMb} MB.` +
       (r.getVsBaseline !== null ? ` Get-by-id = ${ratioText(r.getVsBaseline)}.` : ''),
     '',
+    ...(r.stall ? [stallText(r.stall), ''] : []),
     targetNote(r),
     '',
     mdTable(['target', 'required', 'measured', 'result'], targetRows(r)),

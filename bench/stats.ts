@@ -129,6 +129,18 @@ export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: nu
   return checks;
 }
 
+/** Issue 14 point 1: no stall under the mixed load (both readings reported; the server's own decides). */
+export function stallTargets(stall: { loop: { max: number; p999: number } | null; probe: { max: number; p999: number }; connections: number } | undefined): TargetCheck[] {
+  if (!stall) return [];
+  const mix = `mixed searches, creates, edits, deletes at ${stall.connections} connections`;
+  const loop = stall.loop;
+  return [
+    { target: `longest event-loop delay, ${mix}`, required: '≤ 50 ms', measured: loop ? `${loop.max} ms` : 'not seen', pass: loop ? loop.max <= 50 : false },
+    { target: `event-loop delay p99.9, ${mix}`, required: '≤ 20 ms', measured: loop ? `${loop.p999} ms` : 'not seen', pass: loop ? loop.p999 <= 20 : false },
+    { target: `/healthz probe every 5 ms: longest answer (p99.9), from outside`, required: '–', measured: `${stall.probe.max} ms (${stall.probe.p999} ms)`, pass: null },
+  ];
+}
+
 export function machine(sqliteVersion: string) {
   const cpus = os.cpus();
   return {
