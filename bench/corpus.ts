@@ -2,9 +2,9 @@
 // seeded PRNG, so every run (and every machine) seeds byte-identical libraries. Recording i is
 // generated from its own seed, so any index can be regenerated without walking the ones before.
 // Bump GENERATOR_VERSION whenever the output changes: it is part of the cache key.
-import { buildVocabulary, COMMON_WORD, RARE_WORD, TWO_WORDS } from './vocabulary';
+import { buildVocabulary, COMMON_WORD, RARE_WORD, TWO_WORDS, WIDE_PREFIX } from './vocabulary';
 
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 /** Number of recordings that carry RARE_WORD, whatever the corpus size (a known small set). */
 export const RARE_COUNT = 25;
@@ -15,6 +15,14 @@ export const QUERIES = {
   rare: RARE_WORD,
   twoWords: TWO_WORDS.join(' '),
   prefix: 'meet',
+  /** Three letters with hundreds of forms ("int…"): the FTS5 prefix index. */
+  prefix3: WIDE_PREFIX.slice(0, 3),
+  /** Four letters with hundreds of forms ("inte…", 330 as in English): too many to expand. */
+  prefix4: WIDE_PREFIX,
+  /** Common words in every recording, almost never in this order. */
+  phrase: '"the of and to a"',
+  /** A word no recording has. */
+  noMatch: 'xylophone',
 } as const;
 
 export const DEVICES = [

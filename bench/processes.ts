@@ -51,7 +51,8 @@ export function startServer(db: string, cpuProfDir?: string, extraArgs: string[]
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   return startPinned(
     SERVER_CORE,
-    [...prof, 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', ...extraArgs],
+    // loop-delay.mjs: the server's event-loop delay histogram, read by the stall measurement.
+    [...prof, '--import', './bench/loop-delay.mjs', 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', ...extraArgs],
     /reclib listening on (http:\/\/\S+)/,
   );
 }

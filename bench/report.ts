@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DurabilityResults } from './durability';
 import type { LoadResult } from './load';
+import type { StallResult } from './stall';
+import { GENERATOR_VERSION } from './corpus';
 import { TARGET_SIZE, type BaselineRatio, type ScenarioSummary, type TargetCheck } from './stats';
 
 export interface Results {
@@ -22,6 +24,8 @@ export interface Results {
   rated?: Record<string, LoadResult[]>;
   /** Creates with --durability full and normal side by side (absent in runs before that phase). */
   durability?: DurabilityResults;
+  /** The mixed-load stall measurement (absent in runs before it). */
+  stall?: StallResult;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -80,7 +84,21 @@ const durabilityText = (d: DurabilityResults) =>
 
 const targetRows = (r: Results) => r.targets.checks.map((c) => [c.target, c.required, c.measured, c.pass === null ? 'not judged (queueing)' : c.pass ? 'pass' : 'FAIL']);
 const targetNote = (r: Results) =>
-  r.corpus.size === TARGET_SIZE ? `Targets (issue 3, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 3, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
+  r.corpus.generatorVersion !== GENERATOR_VERSION
+    ? `This run predates the bounded search and the issue-14 scenarios (corpus generator v${r.corpus.generatorVersion}, the targets of issue 3 as that run checked them); it stays as the ${fmt(r.corpus.size)}-recording reference until the next run at that size:`
+    : r.corpus.size === TARGET_SIZE ? `Targets (issue 14, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 14, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
+
+/** The stall measurement in one paragraph. */
+function stallText(s: StallResult): string {
+  const ops = Object.entries(s.ops)
+    .map(([k, o]) => `${k} ${fmt(o.count)} (p99 ${ms(o.p99)} ms, max ${ms(o.max)} ms${o.failures ? `, ${o.failures} failed` : ''})`)
+    .join(', ');
+  return (
+    `Stall under mixed load (issue 14 point 1): ${s.seconds} s of searches, creates, edits and deletes (every write touches indexed text) at ${s.connections} connections: ${ops}. ` +
+    `The server's event-loop delay (monitorEventLoopDelay, preloaded by bench/loop-delay.mjs): ${s.loop ? `max ${s.loop.max} ms, p99.9 ${s.loop.p999} ms, p99 ${s.loop.p99} ms` : 'not seen'}. ` +
+    `A /healthz probe every 5 ms from the load process: ${fmt(s.probe.count)} probes, max ${ms(s.probe.max)} ms, p99.9 ${ms(s.probe.p999)} ms, p99 ${ms(s.probe.p99)} ms.`
+  );
+}
 
 export function printResults(r: Results): void {
   const c = r.corpus;
@@ -96,6 +114,7 @@ export function printResults(r: Results): void {
   console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB`);
   if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
   if (r.durability) console.log(`\n${textTable(DURABILITY_HEAD, durabilityRows(r.durability))}\n${durabilityText(r.durability)}`);
+  if (r.stall) console.log(`\n${stallText(r.stall)}`);
   console.log(`\n${targetNote(r)}`);
   console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
   for (const n of r.notes) console.log(`note: ${n}`);
@@ -122,8 +141,9 @@ export function markdown(r: Results): string {
       `Node ${r.machine.node}, SQLite ${r.machine.sqlite}. Server pinned to core ${r.settings.serverCore}, the load generator to core ${r.settings.loaderCore}; ` +
       `${r.settings.rounds} interleaved rounds of ${r.settings.durationSec} s with ${r.settings.connections} connections (req/s and p50/p99 are medians over rounds), ` +
       (r.rated ? `then ${(Object.values(r.rated)[0] ?? []).length} interleaved rounds of ${r.settings.durationSec} s open-loop runs per read scenario at ${pct(r)} of its measured req/s, ` : '') +
-      `then one ${r.settings.singleSec} s run per scenario with a single connection (latency without queueing). ` +
-      `Database ${c.dbMb} MB; seeded through the service layer in ${c.seedSeconds} s (${fmt(c.seedRatePerSec)} recordings/s).`,
+      `then ${r.single && Object.values(r.single)[0] && Object.values(r.single)[0]!.length > 1 ? `${Object.values(r.single)[0]!.length} interleaved rounds of` : 'one'} ${r.settings.singleSec} s run${(Object.values(r.single)[0]?.length ?? 1) > 1 ? 's' : ''} per scenario with a single connection (latency without queueing). ` +
+      `Database ${c.dbMb} MB; seeded through the service layer in ${c.seedSeconds} s (${fmt(c.seedRatePerSec)} recordings/s). ` +
+      `Load average of the machine (1, 5, 15 min) at the start ${r.machine.loadAverage.join(', ')}, at the end ${(r.machine.loadAverageEnd ?? []).join(', ')} (2 cores).`,
     '',
     mdTable(HEAD, scenarioRows(r)),
     '',
@@ -144,6 +164,7 @@ export function markdown(r: Results): string {
       (r.getVsBaseline !== null ? ` Get-by-id = ${ratioText(r.getVsBaseline)}.` : ''),
     '',
     ...(r.durability ? [mdTable(DURABILITY_HEAD, durabilityRows(r.durability)), '', durabilityText(r.durability), ''] : []),
+    ...(r.stall ? [stallText(r.stall), ''] : []),
     targetNote(r),
     '',
     mdTable(['target', 'required', 'measured', 'result'], targetRows(r)),
@@ -159,14 +180,16 @@ export function writeResults(r: Results, dir: string): void {
   writeMarkdown(dir);
 }
 
-/** Rebuilds results.md from every results-<size>.json in dir. */
+/** Rebuilds results.md from every results-<size>.json in dir, then the hand-written results-notes.md. */
 export function writeMarkdown(dir: string): void {
   const all = fs
     .readdirSync(dir)
     .filter((f) => /^results-\d+\.json$/.test(f))
     .map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Results)
     .sort((a, b) => a.corpus.size - b.corpus.size);
-  fs.writeFileSync(path.join(dir, 'results.md'), ['# reclib benchmark results', '', 'Written by `npm run bench` (bench/run.ts).', '', ...all.map(markdown)].join('\n'));
+  const notesFile = path.join(dir, 'results-notes.md');
+  const notes = fs.existsSync(notesFile) ? [fs.readFileSync(notesFile, 'utf8')] : [];
+  fs.writeFileSync(path.join(dir, 'results.md'), ['# reclib benchmark results', '', 'Written by `npm run bench` (bench/run.ts).', '', ...all.map(markdown), ...notes].join('\n'));
 }
 
 // `npx tsx bench/report.ts` rebuilds bench/results.md from the saved runs (after a format change).

@@ -16,7 +16,8 @@ import { summariseProfile } from './profile';
 import { build, cli, load, LOADER_CORE, memoryMb, ROOT, SERVER_CORE, startBaseline, startServer, stop, type Served } from './processes';
 import { printResults, writeResults, type Results } from './report';
 import { roundOrder, SCENARIOS, type Scenario } from './scenarios';
-import { checkTargets, machine, median, round2, summarise, type BaselineRatio } from './stats';
+import { measureStall, type StallResult } from './stall';
+import { checkTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
 
 const { values: opt } = parseArgs({
   options: {
@@ -30,6 +31,8 @@ const { values: opt } = parseArgs({
     'seed-only': { type: 'boolean', default: false },
     'no-write': { type: 'boolean', default: false },
     'no-durability': { type: 'boolean', default: false },
+    /** Seconds of the mixed-load stall measurement (0: skip it). */
+    stall: { type: 'string', default: '10' },
   },
 });
 
@@ -43,6 +46,7 @@ const size = int('size', opt.size, 100, 10_000_000);
 const rounds = int('rounds', opt.rounds, 1, 20);
 const durationSec = int('duration', opt.duration, 1, 60);
 const connections = int('connections', opt.connections, 1, 256);
+const stallSec = int('stall', opt.stall, 0, 600);
 const singleSec = Math.max(1, Math.round(durationSec * 0.6));
 const log = (line: string) => console.log(line);
 /** Share of a scenario's saturated req/s offered in the open-loop phase. */
@@ -89,8 +93,10 @@ async function main() {
   await build();
   const corpus = await ensureCorpus(size, opt.reseed, log);
   if (opt['seed-only']) return;
-  const scenarios = opt.only ? SCENARIOS.filter((s) => opt.only!.split(',').includes(s.name)) : SCENARIOS;
-  if (scenarios.length === 0) throw new Error(`--only matched none of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const only = opt.only?.split(',');
+  const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
+  const runStall = stallSec > 0 && (!only || only.includes('stall'));
+  if (scenarios.length === 0 && !runStall) throw new Error(`--only matched none of ${SCENARIOS.map((s) => s.name).join(', ')}`);
 
   const db = runCopy(corpus);
   const bodiesFile = path.join(CACHE_DIR, 'create-bodies.json');
@@ -116,6 +122,7 @@ async function main() {
   const single: Record<string, LoadResult[]> = {};
   const rated: Record<string, LoadResult[]> = {};
   let memory = { peakRssMb: NaN, rssMb: NaN };
+  let stall: StallResult | undefined;
   try {
     const ids = JSON.parse(fs.readFileSync(corpus.idsFile, 'utf8')) as string[];
     await sanity(server, baseline, token, ids[0]!, corpus.meta.rareCount, notes);
@@ -210,11 +217,23 @@ async function main() {
       const late = median((rated[s.name] ?? []).map((r) => r.lateP99 ?? NaN));
       if (late > 5) notes.push(`${s.label}: at ${RATED_SHARE * 100}% load the generator issued requests up to ${late.toFixed(1)} ms late (median of the rounds' p99): the offered rate was bursty`);
     }
-    for (const s of scenarios) {
-      const r = await runOne(s, singleSec, `single-${s.name}`, 1);
-      await settle(s);
-      (single[s.name] ??= []).push(r);
-      log(`1 connection ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
+    // One connection, interleaved rounds too: the search target is judged here, with its spread.
+    for (let round = 0; round < rounds; round++) {
+      for (const s of roundOrder(scenarios, round)) {
+        const r = await runOne(s, singleSec, `single-${round}-${s.name}`, 1);
+        await settle(s);
+        (single[s.name] ??= []).push(r);
+        log(`round ${round + 1}/${rounds} 1 connection ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
+      }
+    }
+    if (runStall) {
+      signal(baseline.pid, 'SIGSTOP');
+      try {
+        stall = await measureStall(server, token, bodies, stallSec, 8, `${t0}`);
+      } finally {
+        signal(baseline.pid, 'SIGCONT');
+      }
+      log(`stall: ${JSON.stringify(stall)}`);
     }
     memory = memoryMb(server.pid);
   } finally {
@@ -263,7 +282,8 @@ async function main() {
     server: memory,
     scenarios: summaries,
     getVsBaseline: ratio,
-    targets: { at: 1_000_000, checks: checkTargets(byName, memory.peakRssMb, ratio) },
+    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...stallTargets(stall)] },
+    stall,
     notes,
     raw,
     single,

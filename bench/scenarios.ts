@@ -21,6 +21,10 @@ export const SCENARIOS: Scenario[] = [
   { name: 'search-rare', label: `search rare word "${QUERIES.rare}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.rare) } },
   { name: 'search-two', label: `search two words "${QUERIES.twoWords}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.twoWords) } },
   { name: 'search-prefix', label: `search prefix "${QUERIES.prefix}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.prefix) } },
+  { name: 'search-prefix3', label: `search 3-letter prefix "${QUERIES.prefix3}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.prefix3) } },
+  { name: 'search-prefix4', label: `search 4-letter prefix "${QUERIES.prefix4}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.prefix4) } },
+  { name: 'search-phrase', label: `search phrase ${QUERIES.phrase}`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.phrase) } },
+  { name: 'search-none', label: `search no match "${QUERIES.noMatch}"`, target: 'server', spec: { mode: 'fixed', path: q(QUERIES.noMatch) } },
   { name: 'events', label: 'event feed (limit=100)', target: 'server', spec: { mode: 'fixed', path: '/api/v2/events?limit=100' } },
 ];
 

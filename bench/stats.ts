@@ -25,6 +25,8 @@ export interface ScenarioSummary {
   /** Latency with one connection: the cost of the request itself, without queueing behind others. */
   p50At1: number;
   p99At1: number;
+  /** Spread of the 1-connection p99 over rounds (min, max). */
+  p99At1Range: [number, number];
   /**
    * Open loop at half the saturated req/s (offered rate, req/s): the latency a request meets when
    * the server is busy but not overloaded. NaN when not measured.
@@ -32,6 +34,8 @@ export interface ScenarioSummary {
   ratedRps: number;
   p50Rated: number;
   p99Rated: number;
+  /** Spread of the open-loop p99 over rounds (min, max). */
+  p99RatedRange: [number, number];
   /** Median CPU of the answering process (% of one core) and of everything else on its core. */
   serverCpu: number;
   otherCpu: number;
@@ -55,9 +59,11 @@ export function summarise(name: string, label: string, runs: LoadResult[], singl
     loaderCpu: Math.max(...runs.map((r) => r.loaderCpu)),
     p50At1: round2(median(single.map((r) => r.p50))),
     p99At1: round2(median(single.map((r) => r.p99))),
+    p99At1Range: range(single.map((r) => r.p99)),
     ratedRps: Math.round(median(rated.map((r) => r.offeredRps ?? NaN))),
     p50Rated: round2(median(rated.map((r) => r.p50))),
     p99Rated: round2(median(rated.map((r) => r.p99))),
+    p99RatedRange: range(rated.map((r) => r.p99)),
     serverCpu: Math.round(median(runs.map((r) => r.serverCpu))),
     otherCpu: Math.round(median(runs.map((r) => r.otherCpuOnServerCore))),
     otherCpuLoader: Math.round(median(runs.map((r) => r.otherCpuOnLoaderCore))),
@@ -67,6 +73,16 @@ export function summarise(name: string, label: string, runs: LoadResult[], singl
 }
 
 export const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** [min, max] of the finite values, rounded; [NaN, NaN] when there are none. */
+const range = (xs: number[]): [number, number] => {
+  const f = xs.filter((x) => Number.isFinite(x));
+  return f.length ? [round2(Math.min(...f)), round2(Math.max(...f))] : [NaN, NaN];
+};
+
+/** "3.10 ms (2.90–4.20 over 3 rounds)": a median with its spread. */
+const spread = (median: number, r: [number, number] | undefined, n: number): string =>
+  !Number.isFinite(median) ? 'not measured' : r && Number.isFinite(r[0]) && n > 1 ? `${median.toFixed(2)} ms (${r[0].toFixed(2)}–${r[1].toFixed(2)} over ${n} rounds)` : `${median.toFixed(2)} ms`;
 
 export interface TargetCheck {
   target: string;
@@ -78,7 +94,6 @@ export interface TargetCheck {
 
 export const TARGET_SIZE = 1_000_000;
 
-/** The issue's targets (defined at 1,000,000 recordings). */
 export interface BaselineRatio {
   /** Median over rounds of get req/s ÷ baseline req/s (runs back to back). */
   throughput: number;
@@ -86,32 +101,44 @@ export interface BaselineRatio {
   perCpu: number;
 }
 
-export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: number, ratio: BaselineRatio | null): TargetCheck[] {
+/** The issue's targets (issue 14, defined at 1,000,000 recordings). */
+export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: number, ratio: BaselineRatio | null, rounds: number): TargetCheck[] {
   const checks: TargetCheck[] = [];
   if (ratio) {
     // The stricter of the two readings decides.
     const worst = Math.min(ratio.throughput, Number.isFinite(ratio.perCpu) ? ratio.perCpu : Infinity);
     const measured = `${ratio.throughput.toFixed(2)} (per CPU-second ${Number.isFinite(ratio.perCpu) ? ratio.perCpu.toFixed(2) : '–'})`;
-    checks.push({ target: 'get-by-id vs raw baseline', required: '≥ 0.75', measured, pass: worst >= 0.75 });
+    checks.push({ target: 'get-by-id vs raw baseline', required: '≥ 0.85', measured, pass: worst >= 0.85 });
   }
-  // Search latency is judged open loop at half the measured capacity (that row decides), and alone.
-  // Not at saturation: a closed loop of N connections at saturation has N requests in the system
-  // at all times, so by Little's law each waits W = N / throughput (32 / 1,200 req/s ≈ 27 ms)
-  // whatever a query costs: that p99 measures the connection count we chose. It stays in the table,
-  // marked as not judged.
+  // Search latency is judged with one connection (the cost of the request itself) and open loop at
+  // half the measured capacity. Not at saturation: a closed loop of N connections at saturation has
+  // N requests in the system at all times, so by Little's law each waits W = N / throughput
+  // (32 / 1,200 req/s ≈ 27 ms) whatever a query costs: that p99 measures the connection count we
+  // chose. It stays in the table, marked as not judged.
   for (const s of byName.values()) {
     if (!s.name.startsWith('search')) continue;
+    checks.push({ target: `${s.label} p99, 1 connection`, required: '≤ 10 ms', measured: spread(s.p99At1, s.p99At1Range, rounds), pass: s.p99At1 <= 10 });
     const rated = Number.isFinite(s.ratedRps) ? `${s.ratedRps.toLocaleString('en-US')} req/s` : 'not run';
-    const measured = Number.isFinite(s.p99Rated) ? `${s.p99Rated.toFixed(2)} ms` : 'not measured';
-    checks.push({ target: `${s.label} p99 at 50% load (${rated})`, required: '≤ 15 ms', measured, pass: s.p99Rated <= 15 });
-    checks.push({ target: `${s.label} p99 at saturation (closed loop)`, required: '≤ 15 ms', measured: `${s.p99.toFixed(2)} ms`, pass: null });
-    if (Number.isFinite(s.p99At1))
-      checks.push({ target: `${s.label} p99, 1 connection`, required: '≤ 15 ms', measured: `${s.p99At1.toFixed(2)} ms`, pass: s.p99At1 <= 15 });
+    checks.push({ target: `${s.label} p99 at 50% load (${rated})`, required: '≤ 15 ms', measured: spread(s.p99Rated, s.p99RatedRange, rounds), pass: s.p99Rated <= 15 });
+    checks.push({ target: `${s.label} p99 at saturation (closed loop)`, required: '–', measured: `${s.p99.toFixed(2)} ms`, pass: null });
   }
   const create = byName.get('create');
-  if (create) checks.push({ target: 'creates', required: '≥ 2,000/s', measured: `${create.rps.toLocaleString('en-US')}/s`, pass: create.rps >= 2000 });
+  // Issue 14 judges creates against an in-process ceiling this bench does not measure yet: shown only.
+  if (create) checks.push({ target: 'creates (reference; the target is a ratio to an in-process ceiling, not measured here)', required: '–', measured: `${create.rps.toLocaleString('en-US')}/s (${create.rpsMin.toLocaleString('en-US')}–${create.rpsMax.toLocaleString('en-US')})`, pass: null });
   if (Number.isFinite(peakRssMb)) checks.push({ target: 'server peak RSS', required: '≤ 250 MB', measured: `${peakRssMb} MB`, pass: peakRssMb <= 250 });
   return checks;
+}
+
+/** Issue 14 point 1: no stall under the mixed load (both readings reported; the server's own decides). */
+export function stallTargets(stall: { loop: { max: number; p999: number } | null; probe: { max: number; p999: number }; connections: number } | undefined): TargetCheck[] {
+  if (!stall) return [];
+  const mix = `mixed searches, creates, edits, deletes at ${stall.connections} connections`;
+  const loop = stall.loop;
+  return [
+    { target: `longest event-loop delay, ${mix}`, required: '≤ 50 ms', measured: loop ? `${loop.max} ms` : 'not seen', pass: loop ? loop.max <= 50 : false },
+    { target: `event-loop delay p99.9, ${mix}`, required: '≤ 20 ms', measured: loop ? `${loop.p999} ms` : 'not seen', pass: loop ? loop.p999 <= 20 : false },
+    { target: `/healthz probe every 5 ms: longest answer (p99.9), from outside`, required: '–', measured: `${stall.probe.max} ms (${stall.probe.p999} ms)`, pass: null },
+  ];
 }
 
 export function machine(sqliteVersion: string) {

@@ -8,6 +8,15 @@ export const COMMON_WORD = 'project';
 export const TWO_WORDS = ['budget', 'review'] as const;
 /** Planted at a known low count by the corpus; never produced by the generator otherwise. */
 export const RARE_WORD = 'quixotrel';
+/**
+ * A four-letter prefix with hundreds of word forms, as "inte" has in English (332 forms in a real
+ * word list): more than the search expands into an OR of whole words, so it is the wide-prefix case.
+ * Its first three letters ("int") are likewise a three-letter prefix with hundreds of forms.
+ */
+export const WIDE_PREFIX = 'inte';
+/** How many forms start with WIDE_PREFIX: a few real words near the top, the rest through the tail. */
+export const WIDE_PREFIX_FORMS = 330;
+const WIDE_REAL = ['interview', 'interesting', 'internal', 'interest', 'intend', 'integrate', 'internet', 'interval', 'intent', 'intern'];
 
 const VOCABULARY_SIZE = 6000;
 
@@ -80,8 +89,17 @@ export function buildVocabulary(rnd: () => number): string[] {
     if (k > 40 && k % 4 === 0 && accented.length) add(accented.shift()!);
   });
   accented.forEach(add);
-  const reserved = (w: string) => w.startsWith('meet') || w.startsWith(RARE_WORD.slice(0, 5)) || w === RARE_WORD;
+  WIDE_REAL.forEach(add);
+  const reserved = (w: string) => w.startsWith('meet') || w.startsWith(RARE_WORD.slice(0, 5)) || w === RARE_WORD || w.startsWith('int');
+  // The rest of the wide-prefix family: "inte" + a synthetic ending, one every so many tail ranks.
+  const wide: string[] = [];
+  for (let guard = 0; wide.length < WIDE_PREFIX_FORMS - WIDE_REAL.length && guard < WIDE_PREFIX_FORMS * 20; guard++) {
+    const w = WIDE_PREFIX + syntheticWord(rnd);
+    if (!seen.has(w) && !wide.includes(w)) wide.push(w);
+  }
+  const every = Math.floor((VOCABULARY_SIZE - out.length) / (wide.length + 1));
   for (let guard = 0; out.length < VOCABULARY_SIZE && guard < VOCABULARY_SIZE * 20; guard++) {
+    if (wide.length > 0 && (out.length + 1) % every === 0) add(wide.shift()!);
     const w = syntheticWord(rnd);
     if (!reserved(w)) add(w);
   }

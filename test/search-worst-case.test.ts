@@ -65,10 +65,10 @@ describe('search cost is bounded by the distinct conditions of q', () => {
     const { h, token } = zheLibrary();
     const seen: Array<string | undefined> = [];
     const store = h.services.recordings.searchStore;
-    const page = store.page.bind(store);
-    store.page = (input) => {
-      seen.push(input.match);
-      return page(input);
+    const candidates = store.candidates.bind(store);
+    store.candidates = (match, lo, hi, limit) => {
+      seen.push(match);
+      return candidates(match, lo, hi, limit);
     };
     const q = 'ж '.repeat(100).trim();
     assert.equal(q.length, 199);

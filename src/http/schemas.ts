@@ -55,8 +55,9 @@ export const RecordingsLimit = v.optional(
   v.pipe(
     queryInt(1, 100),
     v.description(
-      `Page size 1-100, default 50. A page also stops at about ${PAGE_MB} MB of JSON (long transcripts), ` +
-        'so it may hold fewer recordings than limit with a non-null nextCursor: keep paging until nextCursor is null.',
+      `Page size 1-100, default 50. A page also stops at about ${PAGE_MB} MB of JSON (long transcripts), and a search (q) ` +
+        'stops after a bounded amount of work (a few milliseconds of reading candidates), so a page may hold fewer recordings ' +
+        'than limit, or none, with a non-null nextCursor: keep paging until nextCursor is null.',
     ),
   ),
   '50',
@@ -66,7 +67,8 @@ export const RecordingsLimit = v.optional(
 export const RecordingsNextCursor = v.pipe(
   v.nullable(v.string()),
   v.description(
-    `Pass as cursor for the next page; null on the last page. A page cut short (limit reached, or about ${PAGE_MB} MB of JSON) ` +
-      'has one even when it holds fewer than limit recordings.',
+    `Pass as cursor for the next page; null on the last page. A page cut short (limit reached, about ${PAGE_MB} MB of JSON, ` +
+      "or a search's work bound) has one even when it holds fewer than limit recordings, or none: it then continues after the " +
+      'last recording the search looked at. Paging on returns every match exactly once, newest first.',
   ),
 );

@@ -1,4 +1,4 @@
-// Search and paging of the library (CONTRACT §5 "GET /recordings", "q").
+// Search and paging of the library (docs/decisions.md §5 "GET /recordings", "q").
 //
 // q: every word must appear in the title or the transcript (AND); a word matches any indexed word
 // it is a prefix of ("meet" finds "meeting"), case- and accent-insensitively; "double quotes" make
@@ -8,18 +8,27 @@
 //
 // Cost is bounded by the distinct conditions, not by the length of q: a repeated word is one
 // condition, and a word that is a prefix of another word of q is dropped (every recording with a
-// word starting with "meeting" has one starting with "meet"). The prefix words left are pairwise
-// unrelated, so FTS5 reads the doclist of each indexed word for at most one of them.
+// word starting with "meeting" has one starting with "meet"); see search-plan.ts.
+//
+// The work of one page is bounded too (SEARCH_BUDGET): FTS5 walks, in rowid order, the AND of an
+// expression per condition that it reads lazily (search-plan.ts), and each candidate is tested for
+// the filters and for the conditions that expression only approximates (a phrase's word order, a
+// wide prefix); when the budget is spent before the page is full, the page ends there, shorter
+// than limit or even empty, with a nextCursor after the last candidate read. Paging on returns
+// every match exactly once.
 //
 // Paging: newest first by recordedAt, the later created first among equal times: ascending order of
-// the sort key seq (see schema.sql and recording-model.ts). The cursor is the last seq of the page
-// plus a digest of the filters it was made for, so it can only continue the same search; a page
-// always reflects the current data.
+// the sort key seq (see schema.sql and recording-model.ts). The cursor is the last seq the page
+// covered (its last row, or the last candidate a search read) plus a digest of the filters it was
+// made for, so it can only continue the same search; a page always reflects the current data.
 import { invalid } from '../errors';
 import { sha256Hex } from '../ids';
 import type { RecordingSearchStore } from '../store/recording-search-store';
 import { canonicalJson, seqRange, type RecordingRow } from './recording-model';
-import { textWords, withoutDiacritics, type SearchTerms } from './search-terms';
+import { searchConditions, type Condition } from './search-plan';
+import type { SearchTerms } from './search-terms';
+
+export { matchExpression, parseQuery } from './search-plan';
 
 export interface SearchFilters {
   type?: string | undefined;
@@ -38,87 +47,7 @@ export interface ListInput extends SearchFilters {
   cursor?: string | undefined;
 }
 
-/** Length of the FTS5 prefix index in schema.sql (prefix = '3'). */
-const PREFIX_INDEX_CHARS = 3;
-/** Up to this many whole-word expansions are ORed; a wider prefix uses FTS5's own prefix query. */
-const MAX_EXPANSIONS = 48;
-const ASCII_WORD = /^[a-z0-9]+$/;
 const CURSOR_PREFIX = 'rc1.';
-
-const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
-
-/** q → its words and quoted phrases. An unmatched quote opens a phrase that runs to the end. */
-export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] }> {
-  const parts = q.split('"');
-  const out: Array<{ phrase: boolean; words: string[] }> = [];
-  parts.forEach((part, i) => {
-    const words = textWords(part);
-    if (words.length === 0) return;
-    if (i % 2 === 1) out.push({ phrase: true, words });
-    else for (const w of words) out.push({ phrase: false, words: [w] });
-  });
-  return out;
-}
-
-/**
- * The FTS5 expression for q: '' when q has no words (no text condition), null when some word
- * cannot match anything (the page is empty without asking FTS5).
- */
-export function matchExpression(q: string, terms: Pick<SearchTerms, 'expansions' | 'continuations'>): string | null {
-  // A Set: the same condition twice is one condition (AND is idempotent).
-  const clauses = new Set<string>();
-  for (const item of conditions(q)) {
-    if (item.phrase) clauses.add(quote(item.words.join(' ')));
-    else if (item.exact) clauses.add(quote(item.word));
-    else if (ASCII_WORD.test(item.word) && item.word.length !== PREFIX_INDEX_CHARS) {
-      const clause = expandedWord(item.word, terms);
-      if (clause === null) return null;
-      clauses.add(clause);
-    } else clauses.add(`${quote(item.word)}*`);
-  }
-  return [...clauses].join(' AND ');
-}
-
-type Condition = { phrase: true; words: string[] } | { phrase: false; word: string; folded: string; exact: boolean };
-
-/**
- * The words and phrases of q as conditions: each word in the form the index is searched with, one-
- * character words exact, repeats and prefix words implied by a longer word of q left out.
- */
-function conditions(q: string): Condition[] {
-  const items: Condition[] = parseQuery(q).map((item) => {
-    if (item.phrase) return { phrase: true, words: item.words };
-    // "Café" and "cafe" are the same word to FTS5 (remove_diacritics 2), so a word that is ASCII
-    // without its diacritics takes the ASCII path and its lazy expansion.
-    const original = item.words[0]!;
-    const folded = withoutDiacritics(original);
-    const word = ASCII_WORD.test(folded) ? folded : original;
-    // One character as a prefix would match nearly every word of its script (an FTS5 prefix query
-    // with no prefix index merges the doclists of all of them): only the word itself.
-    return { phrase: false, word, folded, exact: [...word].length === 1 };
-  });
-  const prefixes = items.filter((i): i is Extract<Condition, { phrase: false }> => !i.phrase && !i.exact);
-  return items.filter((i) => i.phrase || i.exact || !prefixes.some((longer) => longer.folded.length > i.folded.length && longer.folded.startsWith(i.folded)));
-}
-
-/**
- * An ASCII word as an OR that FTS5 reads lazily: of the whole words it starts, or, for a shorter
- * word with too many of those, of its three-character continuations (each served by the prefix
- * index). Only when neither fits does FTS5 get the plain prefix query (correct, but it merges every
- * match before the first page). null: no indexed word starts with it.
- */
-function expandedWord(word: string, terms: Pick<SearchTerms, 'expansions' | 'continuations'>): string | null {
-  const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
-  if (forms.length === 0) return null;
-  if (forms.length <= MAX_EXPANSIONS) return `(${forms.map(quote).join(' OR ')})`;
-  if (word.length < PREFIX_INDEX_CHARS) {
-    const heads = terms.continuations(word, PREFIX_INDEX_CHARS, MAX_EXPANSIONS);
-    if (heads.length <= MAX_EXPANSIONS) {
-      return `(${heads.map((h) => ([...h].length < PREFIX_INDEX_CHARS ? quote(h) : `${quote(h)}*`)).join(' OR ')})`;
-    }
-  }
-  return `${quote(word)}*`;
-}
 
 const filterKey = (f: SearchFilters): string =>
   sha256Hex(canonicalJson({ type: f.type, q: f.q, deviceId: f.deviceId, status: f.status, source: f.source, from: f.from, to: f.to })).slice(0, 16);
@@ -149,12 +78,36 @@ export const normalizeFilters = (f: SearchFilters): SearchFilters => ({
   to: f.to,
 });
 
+/**
+ * How much one search page may read before it answers with what it found. Candidates are rows of
+ * the walked condition (each one FTS5 step, one row read and its tests); time is checked after each
+ * once `minCandidates` have been read, so a small library (or a test) is never cut short by a
+ * stall of the machine, and every page moves on.
+ */
+export interface SearchBudget {
+  candidates: number;
+  minCandidates: number;
+  ms: number;
+  /** Clock of the time bound (ms); tests inject one that never moves, so only candidates count. */
+  now: () => number;
+}
+
+/**
+ * Measured at 100,000 recordings on a loaded 2-core machine: a candidate costs 10-60 µs (reading its
+ * row is most of it), so a page stops after about 5 ms of reading; with the request around it that
+ * keeps a search near the issue's 10 ms p99 whatever q is. The candidate count is a second bound.
+ */
+export const SEARCH_BUDGET: SearchBudget = { candidates: 5000, minCandidates: 100, ms: 5, now: () => performance.now() };
+
+type Page = { rows: RecordingRow[]; nextCursor: string | null };
+
 export function listPage(
   store: RecordingSearchStore,
   terms: Pick<SearchTerms, 'expansions' | 'continuations'>,
   accountId: string,
   input: ListInput,
-): { rows: RecordingRow[]; nextCursor: string | null } {
+  budget: SearchBudget = SEARCH_BUDGET,
+): Page {
   const filters = normalizeFilters(input);
   const empty = { rows: [], nextCursor: null };
   const range = seqRange(input.from, input.to);
@@ -163,42 +116,86 @@ export function listPage(
   // Newest first is ascending seq: the next page starts after the cursor's key.
   if (input.cursor !== undefined) lo = Math.max(lo, decodeCursor(input.cursor, filters) + 1);
   if (lo > hi) return empty;
-  let match: string | undefined;
-  if (filters.q !== undefined) {
-    const expr = matchExpression(filters.q, terms);
-    if (expr === null) return empty;
-    if (expr !== '') match = expr;
-  }
+  const conditions = filters.q === undefined ? [] : searchConditions(filters.q, terms);
+  if (conditions === null) return empty;
+  if (conditions.length > 0) return searchPage(store, accountId, filters, input.limit, lo, hi, conditions, budget);
   // One row past the limit says whether another page exists; a row that would take the page past
   // PAGE_BYTES ends it early (it is the first of the next page), unless the page is still empty.
-  let bytes = 0;
-  let full = false;
+  const bytes = pageBytes();
   const rows = store.page(
-    {
-      accountId,
-      match,
-      type: filters.type,
-      status: filters.status,
-      deviceId: filters.deviceId,
-      source: filters.source,
-      lo,
-      hi,
-      limit: input.limit + 1,
-    },
-    (row) => {
-      const size = jsonBytes(row);
-      full = bytes > 0 && bytes + size > PAGE_BYTES;
-      bytes += size;
-      return !full;
-    },
+    { accountId, type: filters.type, status: filters.status, deviceId: filters.deviceId, source: filters.source, lo, hi, limit: input.limit + 1 },
+    bytes.take,
   );
-  if (!full && rows.length <= input.limit) return { rows, nextCursor: null };
+  if (!bytes.full && rows.length <= input.limit) return { rows, nextCursor: null };
   const page = rows.slice(0, input.limit);
   return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!.seq, filters) };
 }
 
+/** The byte bound of a page: take() answers whether a row still fits (the first always does). */
+function pageBytes() {
+  const state = { bytes: 0, full: false, take: (row: RecordingRow) => true as boolean };
+  state.take = (row) => {
+    const size = jsonBytes(row);
+    state.full = state.bytes > 0 && state.bytes + size > PAGE_BYTES;
+    state.bytes += size;
+    return !state.full;
+  };
+  return state;
+}
+
+function searchPage(
+  store: RecordingSearchStore,
+  accountId: string,
+  filters: SearchFilters,
+  limit: number,
+  lo: number,
+  hi: number,
+  conditions: Condition[],
+  budget: SearchBudget,
+): Page {
+  const start = budget.now();
+  // A condition FTS5 cannot read lazily (it would merge first) is tested on the text instead, unless
+  // no condition can be read lazily.
+  const walked = conditions.some((c) => c.walk !== null) ? conditions.filter((c) => c.walk !== null) : conditions.slice(0, 1);
+  const expr = [...new Set(walked.map((c) => c.walk ?? c.whole))].join(' AND ');
+  const tests = conditions.filter((c) => !walked.includes(c) || (c.walk !== null && !c.exact)).map((c) => c.test);
+  const accepts = (row: RecordingRow): boolean =>
+    row.account_id === accountId &&
+    row.deleted_at === null &&
+    (filters.type === undefined || row.type === filters.type) &&
+    (filters.status === undefined || row.status === filters.status) &&
+    (filters.deviceId === undefined || row.device_id === filters.deviceId) &&
+    (filters.source === undefined || row.source === filters.source) &&
+    tests.every((test) => test(row));
+  const bytes = pageBytes();
+  const rows: RecordingRow[] = [];
+  // At least one candidate per page, so that paging always moves on.
+  budget = { ...budget, candidates: Math.max(1, budget.candidates) };
+  let read = 0;
+  let lastRead = 0;
+  let spent = false;
+  for (const row of store.candidates(expr, lo, hi, budget.candidates + 1)) {
+    if (read >= budget.candidates || (read >= budget.minCandidates && budget.now() - start >= budget.ms)) {
+      spent = true;
+      break;
+    }
+    read++;
+    lastRead = row.seq;
+    if (!accepts(row)) continue;
+    if (!bytes.take(row)) break;
+    rows.push(row);
+    // One row past the limit says whether another page exists.
+    if (rows.length > limit) break;
+  }
+  if (rows.length > limit) return { rows: rows.slice(0, limit), nextCursor: encodeCursor(rows[limit - 1]!.seq, filters) };
+  if (bytes.full) return { rows, nextCursor: encodeCursor(rows[rows.length - 1]!.seq, filters) };
+  // Every candidate up to lastRead was read: the next page continues after it.
+  if (spent) return { rows, nextCursor: encodeCursor(lastRead, filters) };
+  return { rows, nextCursor: null };
+}
+
 /**
- * About how many bytes of JSON a page may hold (CONTRACT §12): one page of 100 recordings with
+ * About how many bytes of JSON a page may hold (docs/decisions.md §12): one page of 100 recordings with
  * 1.5 MB transcripts would otherwise be a 150 MB answer, built in memory and held until a slow
  * client has read it. A page cut short by this bound has a nextCursor, like any page but the last.
  */

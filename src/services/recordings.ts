@@ -28,7 +28,7 @@ import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
 import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
-import { listPage, type ListInput } from './recording-search';
+import { listPage, SEARCH_BUDGET, type ListInput, type SearchBudget } from './recording-search';
 import { SearchTerms } from './search-terms';
 
 /** Called inside the writing transaction with the row before (null on create) and after. */
@@ -49,6 +49,8 @@ export const MAX_IDEMPOTENCY_KEY = 255;
 export class RecordingService {
   readonly store: RecordingStore;
   readonly searchStore: RecordingSearchStore;
+  /** How much one search page may read (recording-search.ts); tests set a small, clock-free one. */
+  searchBudget: SearchBudget = SEARCH_BUDGET;
   readonly terms: SearchTerms;
   private readonly listeners: ChangeListener[] = [];
   private readonly reports: RecordingReports;
@@ -237,7 +239,7 @@ export class RecordingService {
 
   /** One page of the account's live recordings, newest first (see recording-search.ts). */
   list(principal: Pick<Principal, 'accountId'>, input: ListInput): { rows: RecordingRow[]; nextCursor: string | null } {
-    return listPage(this.searchStore, this.terms, principal.accountId, input);
+    return listPage(this.searchStore, this.terms, principal.accountId, input, this.searchBudget);
   }
 
   /** v1 processing report of the importing application (recording-reports.ts). */

@@ -1,16 +1,16 @@
 // SQL for listing and searching recordings. Every shape reads in ascending seq order (= newest
 // first) and stops after one page: a plain listing walks an (account_id[, filter]) index, whose
-// entries end in seq; a text search lets FTS5 walk its index by rowid (= seq) in its natural
-// ascending order and joins each hit to its row. Neither sorts, so a page costs the same at 1,000
-// or 1,000,000 matches. One prepared statement per shape of filters, built on first use.
+// entries end in seq (one prepared statement per shape of filters, built on first use); a text
+// search lets FTS5 walk its index by rowid (= seq) in its natural ascending order and joins each
+// hit to its row (candidates()). Neither sorts, so a page costs the same at 1,000 or 1,000,000
+// matches. The search applies no other condition in SQL, so that each step of the walk returns
+// after one index entry and the caller can stop it (recording-search.ts).
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open';
-import type { RecordingRow } from '../services/recording-model';
+import type { RecordingRow } from './recording-row';
 
 export interface ListQuery {
   accountId: string;
-  /** An FTS5 expression (built by recording-search.ts from the caller's text), or undefined. */
-  match?: string | undefined;
   type?: string | undefined;
   status?: string | undefined;
   deviceId?: string | undefined;
@@ -32,28 +32,33 @@ const FILTERS = [
 
 export class RecordingSearchStore {
   private readonly cache = new Map<string, Statement<[Params], RecordingRow>>();
+  private candidatesStmt: Statement<[Params], RecordingRow> | undefined;
 
   constructor(private readonly db: Db) {}
 
-  /** The SQL of one shape (exported for the query-plan tests). */
-  static sql(shape: { match: boolean; type?: boolean; status?: boolean; deviceId?: boolean; source?: boolean }): string {
-    const table = shape.match ? 'r' : 'recordings';
-    const filters = FILTERS.filter(([k]) => shape[k]).map(([k, col]) => ` AND ${table}.${col} = @${k}`).join('');
-    if (!shape.match) {
-      return (
-        'SELECT * FROM recordings WHERE account_id = @accountId AND deleted_at IS NULL' +
-        filters +
-        ' AND seq BETWEEN @lo AND @hi ORDER BY seq LIMIT @limit'
-      );
-    }
-    // CROSS JOIN pins the FTS table as the outer loop, so its rowid order is the output order.
+  /** The SQL of one shape of a plain listing (exported for the query-plan tests). */
+  static sql(shape: { type?: boolean; status?: boolean; deviceId?: boolean; source?: boolean }): string {
+    const filters = FILTERS.filter(([k]) => shape[k]).map(([k, col]) => ` AND ${col} = @${k}`).join('');
     return (
-      'SELECT r.* FROM recordings_fts CROSS JOIN recordings AS r ON r.seq = recordings_fts.rowid' +
-      ' WHERE recordings_fts MATCH @match AND recordings_fts.rowid BETWEEN @lo AND @hi' +
-      ' AND r.account_id = @accountId AND r.deleted_at IS NULL' +
+      'SELECT * FROM recordings WHERE account_id = @accountId AND deleted_at IS NULL' +
       filters +
-      ' ORDER BY recordings_fts.rowid LIMIT @limit'
+      ' AND seq BETWEEN @lo AND @hi ORDER BY seq LIMIT @limit'
     );
+  }
+
+  /** The SQL of candidates() (exported for the query-plan tests). */
+  static readonly CANDIDATES_SQL =
+    'SELECT r.* FROM recordings_fts CROSS JOIN recordings AS r ON r.seq = recordings_fts.rowid' +
+    ' WHERE recordings_fts MATCH @match AND recordings_fts.rowid BETWEEN @lo AND @hi ORDER BY recordings_fts.rowid LIMIT @limit';
+
+  /**
+   * Every row the FTS5 expression returns with seq in lo..hi, in seq order, at most `limit`, read
+   * one at a time. No other condition is applied in SQL: a filter that matches few rows would make
+   * one step walk the index until it found one. Run nothing else on the connection while iterating.
+   */
+  candidates(match: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
+    this.candidatesStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.CANDIDATES_SQL);
+    return this.candidatesStmt.iterate({ match, lo, hi, limit });
   }
 
   /**
@@ -62,7 +67,6 @@ export class RecordingSearchStore {
    */
   page(q: ListQuery, take: (row: RecordingRow) => boolean = () => true): RecordingRow[] {
     const shape = {
-      match: q.match !== undefined,
       type: q.type !== undefined,
       status: q.status !== undefined,
       deviceId: q.deviceId !== undefined,
@@ -77,7 +81,6 @@ export class RecordingSearchStore {
       this.cache.set(key, stmt);
     }
     const params: Params = { accountId: q.accountId, lo: q.lo, hi: q.hi, limit: q.limit };
-    if (q.match !== undefined) params.match = q.match;
     for (const [k] of FILTERS) {
       const value = q[k];
       if (value !== undefined) params[k] = value;

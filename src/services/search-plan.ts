@@ -1,0 +1,207 @@
+// The conditions of q (docs/decisions.md §5 "q"), each in three forms: the FTS5 expression that is exactly
+// the condition, a cheap expression that FTS5 reads lazily in rowid order and that finds every
+// recording meeting it (the condition itself, or a superset), and a test of a row's text.
+// recording-search.ts lets FTS5 walk the AND of the cheap expressions and tests each candidate
+// for the conditions whose cheap expression is only a superset, so that each step of the walk ends
+// after about one candidate and the work of a page can be bounded (SEARCH_BUDGET).
+//
+// Why not let FTS5 evaluate the whole expression: it does not stop until it finds a match or runs
+// out of index. A phrase of common words ("the of and to a") checks positions in nearly every
+// recording before its first hit, a prefix without a prefix index ("inte"*) merges the doclists of
+// all its words before the first row, and a rowid range does not help (FTS5 applies the upper
+// bound only once it has a match; measured at 100,000 recordings: 200 ms for the phrase over
+// 1/1000 of the library, the same as over all of it). So a phrase is walked as the AND of its
+// words (order tested on the text) and a word with too many forms as its three-letter head.
+import type { RecordingRow } from './recording-model';
+import { textWords, withoutDiacritics, type SearchTerms } from './search-terms';
+
+/** Length of the FTS5 prefix index in schema.sql (prefix = '3'). */
+export const PREFIX_INDEX_CHARS = 3;
+/** Up to this many whole-word expansions are ORed; a wider prefix walks its prefix-index head. */
+const MAX_EXPANSIONS = 48;
+const ASCII_WORD = /^[a-z0-9]+$/;
+
+export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+
+export interface Condition {
+  /** The FTS5 expression that is exactly this condition. */
+  whole: string;
+  /**
+   * An expression FTS5 reads lazily in rowid order that returns every recording meeting it, or
+   * null when there is none (only `whole`, whose doclists FTS5 merges before the first row).
+   */
+  walk: string | null;
+  /** `walk` returns exactly the recordings meeting it (false: a superset, tested with `test`). */
+  exact: boolean;
+  /** Whether a row meets the condition, from its title and transcript. */
+  test: (row: Pick<RecordingRow, 'title' | 'transcript'>) => boolean;
+}
+
+type Terms = Pick<SearchTerms, 'expansions' | 'continuations'>;
+
+/** q → its words and quoted phrases. An unmatched quote opens a phrase that runs to the end. */
+export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] }> {
+  const parts = q.split('"');
+  const out: Array<{ phrase: boolean; words: string[] }> = [];
+  parts.forEach((part, i) => {
+    const words = textWords(part);
+    if (words.length === 0) return;
+    if (i % 2 === 1) out.push({ phrase: true, words });
+    else for (const w of words) out.push({ phrase: false, words: [w] });
+  });
+  return out;
+}
+
+type Item = { phrase: true; words: string[] } | { phrase: false; word: string; folded: string; exact: boolean };
+
+/**
+ * The words and phrases of q: each word in the form the index is searched with, one-character
+ * words exact, repeats and prefix words implied by a longer word of q left out.
+ */
+function items(q: string): Item[] {
+  const all: Item[] = parseQuery(q).map((item) => {
+    if (item.phrase) return { phrase: true, words: item.words };
+    // "Café" and "cafe" are the same word to FTS5 (remove_diacritics 2), so a word that is ASCII
+    // without its diacritics takes the ASCII path and its lazy expansion.
+    const original = item.words[0]!;
+    const folded = withoutDiacritics(original);
+    const word = ASCII_WORD.test(folded) ? folded : original;
+    // One character as a prefix would match nearly every word of its script (an FTS5 prefix query
+    // with no prefix index merges the doclists of all of them): only the word itself.
+    return { phrase: false, word, folded, exact: [...word].length === 1 };
+  });
+  const prefixes = all.filter((i): i is Extract<Item, { phrase: false }> => !i.phrase && !i.exact);
+  return all.filter((i) => i.phrase || i.exact || !prefixes.some((longer) => longer.folded.length > i.folded.length && longer.folded.startsWith(i.folded)));
+}
+
+/**
+ * The conditions of q, without repeats: [] when q has no words (no text condition), null when some
+ * word cannot match anything (the page is empty without asking FTS5).
+ */
+export function searchConditions(q: string, terms: Terms): Condition[] | null {
+  const out = new Map<string, Condition>();
+  for (const item of items(q)) {
+    const condition = item.phrase ? phrase(item.words) : item.exact ? exactWord(item.word) : prefixWord(item.word, terms);
+    if (condition === null) return null;
+    // The same condition twice is one condition (AND is idempotent).
+    if (!out.has(condition.whole)) out.set(condition.whole, condition);
+  }
+  return [...out.values()];
+}
+
+/** The FTS5 expression for q: '' when q has no words, null when some word cannot match anything. */
+export function matchExpression(q: string, terms: Terms): string | null {
+  const conditions = searchConditions(q, terms);
+  return conditions && conditions.map((c) => c.whole).join(' AND ');
+}
+
+function exactWord(word: string): Condition {
+  return { whole: quote(word), walk: quote(word), exact: true, test: textTest([withoutDiacritics(word)], false) };
+}
+
+/** A phrase is walked as the AND of its words; their order is tested on the text. */
+function phrase(words: string[]): Condition {
+  if (words.length === 1) return exactWord(words[0]!);
+  return {
+    whole: quote(words.join(' ')),
+    walk: [...new Set(words)].map(quote).join(' AND '),
+    exact: false,
+    test: textTest(words.map(withoutDiacritics), false),
+  };
+}
+
+/**
+ * A word matches any indexed word it starts. An ASCII word is walked as an OR of the whole words it
+ * starts, or, for a shorter word with too many of those, of its three-character continuations
+ * (each served by the prefix index), or, for a longer word with too many, as its first three
+ * characters (the prefix index; the rest is tested on the text). Other words: FTS5's prefix query,
+ * lazy only at exactly three characters.
+ */
+function prefixWord(word: string, terms: Terms): Condition | null {
+  const test = textTest([withoutDiacritics(word)], true);
+  const plain = (lazy: boolean): Condition => ({ whole: `${quote(word)}*`, walk: lazy ? `${quote(word)}*` : null, exact: lazy, test });
+  if (!ASCII_WORD.test(word) || word.length === PREFIX_INDEX_CHARS) return plain([...word].length === PREFIX_INDEX_CHARS);
+  const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
+  if (forms.length === 0) return null;
+  if (forms.length <= MAX_EXPANSIONS) {
+    const expr = `(${forms.map(quote).join(' OR ')})`;
+    return { whole: expr, walk: expr, exact: true, test };
+  }
+  if (word.length < PREFIX_INDEX_CHARS) {
+    const heads = terms.continuations(word, PREFIX_INDEX_CHARS, MAX_EXPANSIONS);
+    if (heads.length <= MAX_EXPANSIONS) {
+      const expr = `(${heads.map((h) => ([...h].length < PREFIX_INDEX_CHARS ? quote(h) : `${quote(h)}*`)).join(' OR ')})`;
+      return { whole: expr, walk: expr, exact: true, test };
+    }
+    return plain(false);
+  }
+  return { whole: `${quote(word)}*`, walk: `${quote(word.slice(0, PREFIX_INDEX_CHARS))}*`, exact: false, test };
+}
+
+// The search's idea of a word, as in search-terms.ts: runs of letters, numbers, marks and
+// private-use characters, compared lower-cased and without diacritics.
+const NOT_WORD = '[^\\p{L}\\p{N}\\p{M}\\p{Co}]';
+const WORD_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u;
+const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+
+const NON_ASCII = /[^\x00-\x7f]/gu;
+const foldedChars = new Map<string, string>();
+/** One code point without diacritics (remembered: a text has few distinct non-ASCII characters). */
+function foldedChar(ch: string): string {
+  let out = foldedChars.get(ch);
+  if (out === undefined) {
+    if (foldedChars.size > 10_000) foldedChars.clear();
+    out = withoutDiacritics(ch);
+    foldedChars.set(ch, out);
+  }
+  return out;
+}
+
+/**
+ * Text folded the way the index folds it: lower case, diacritics removed. Character by character,
+ * which is the same as withoutDiacritics of the whole text (marks are dropped, so their canonical
+ * order does not matter) and 5-10 times faster on transcripts with a few accented words.
+ */
+const folded = (text: string): string => text.toLowerCase().replace(NON_ASCII, foldedChar);
+
+/** Whether the character ending just before index i (a whole code point) is part of a word. */
+function wordBefore(t: string, i: number): boolean {
+  const c = t.charCodeAt(i - 1);
+  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
+  const start = c >= 0xdc00 && c <= 0xdfff && i >= 2 ? i - 2 : i - 1;
+  return WORD_CHAR.test(String.fromCodePoint(t.codePointAt(start)!));
+}
+
+/** Whether the character starting at index i is part of a word. */
+function wordAt(t: string, i: number): boolean {
+  const c = t.charCodeAt(i);
+  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
+  return WORD_CHAR.test(String.fromCodePoint(t.codePointAt(i)!));
+}
+
+/**
+ * A test for consecutive words (folded) in the title or in the transcript (a phrase never spans
+ * the two): the first starts a word, the last starts (prefix) or is (exact) a word. The first word
+ * is found with indexOf (a regex with a look-behind at every position cost 50-200 µs per recording).
+ */
+function textTest(words: string[], prefix: boolean): Condition['test'] {
+  const first = words[0]!;
+  const rest = words.length > 1 ? new RegExp(words.slice(1).map((w) => `${NOT_WORD}+${escapeRegExp(w)}`).join(''), 'uy') : null;
+  const found = (text: string): boolean => {
+    if (text === '') return false;
+    const t = folded(text);
+    for (let i = t.indexOf(first); i !== -1; i = t.indexOf(first, i + 1)) {
+      if (i > 0 && wordBefore(t, i)) continue;
+      let end = i + first.length;
+      if (rest) {
+        rest.lastIndex = end;
+        if (!rest.test(t)) continue;
+        end = rest.lastIndex;
+      }
+      if (!prefix && end < t.length && wordAt(t, end)) continue;
+      return true;
+    }
+    return false;
+  };
+  return (row) => found(row.title) || found(row.transcript);
+}
