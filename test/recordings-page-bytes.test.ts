@@ -67,6 +67,21 @@ describe('a page is bounded in bytes', () => {
     for (const size of sizes) assert.ok(size <= PAGE_BYTES + 64 * 1024, `page of ${size} bytes`);
   });
 
+  it('a large page is decided on sizes and its rows read as it is written: a row deleted meanwhile is left out', async () => {
+    const { h, token, ids } = library(3);
+    const principal = h.services.auth.authenticate(token);
+    const lazy = h.services.recordings.listLazily(principal, { limit: 100 });
+    assert.equal(lazy.rows.length, 0, 'no text read yet');
+    assert.equal(lazy.later.length, 3);
+    const res = await list(h, token, { limit: 100 });
+    assert.deepEqual(res.json.recordings.map((r: { id: string }) => r.id), ids);
+    // Delete the second one between the page's keys and the writing of its rows.
+    const page = h.services.recordings.listLazily(principal, { limit: 100 });
+    await h.req('DELETE', `/api/v2/recordings/${ids[1]}`, { token, headers: { 'if-match': '1' } });
+    assert.equal(page.load(page.later[1]!), undefined);
+    assert.deepEqual(h.services.recordings.list(principal, { limit: 100 }).rows.map((r) => r.id), [ids[0], ids[2]]);
+  });
+
   it('small recordings are not affected: limit decides, and the last page has a null nextCursor', async () => {
     const h = harness();
     const token = h.key();

@@ -142,20 +142,28 @@ describe('query plans: a page costs its size', () => {
     const name = Object.entries(shape).filter(([, on]) => on).map(([k]) => k).join('+') || 'plain list';
     it(`${name}: read in seq order from an index, without a temp b-tree sort`, () => {
       const h = harness();
-      const sql = shape.match ? RecordingSearchStore.CANDIDATES_SQL : RecordingSearchStore.sql(shape);
-      const plan = (h.services.core.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({
-        accountId: 'a', match: '"x"', type: 'clip', status: 'ready', deviceId: 'd', source: 's', lo: 0, hi: 10, limit: 5,
-      }) as Array<{ detail: string }>).map((r) => r.detail);
-      const text = plan.join(' | ');
-      assert.doesNotMatch(text, /TEMP B-TREE/, text);
-      if (shape.match) {
-        assert.match(plan[0]!, /^SCAN recordings_fts VIRTUAL TABLE/, text);
-        assert.match(text, /SEARCH r USING INTEGER PRIMARY KEY \(rowid=\?\)/, text);
-      } else {
-        assert.match(text, /^SEARCH recordings USING INDEX recordings_account\w* \(account_id=\?.*rowid>\? AND rowid<\?\)$/, text);
+      // A plain listing reads the page's sizes first (sizesSql), then each row by its key.
+      for (const sql of shape.match ? [RecordingSearchStore.CANDIDATES_SQL] : [RecordingSearchStore.sql(shape), RecordingSearchStore.sizesSql(shape)]) {
+        const plan = (h.services.core.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({
+          accountId: 'a', match: '"x"', type: 'clip', status: 'ready', deviceId: 'd', source: 's', lo: 0, hi: 10, limit: 5,
+        }) as Array<{ detail: string }>).map((r) => r.detail);
+        const text = plan.join(' | ');
+        assert.doesNotMatch(text, /TEMP B-TREE/, text);
+        if (shape.match) {
+          assert.match(plan[0]!, /^SCAN recordings_fts VIRTUAL TABLE/, text);
+          assert.match(text, /SEARCH r USING INTEGER PRIMARY KEY \(rowid=\?\)/, text);
+        } else {
+          assert.match(text, /^SEARCH recordings USING INDEX recordings_account\w* \(account_id=\?.*rowid>\? AND rowid<\?\)$/, text);
+        }
       }
     });
   }
+
+  it("a listed row is read by its key: one lookup of the table's integer primary key", () => {
+    const h = harness();
+    const plan = h.services.core.db.prepare(`EXPLAIN QUERY PLAN ${RecordingSearchStore.ROW_SQL}`).all(1, 'y') as Array<{ detail: string }>;
+    assert.deepEqual(plan.map((r) => r.detail), ['SEARCH recordings USING INTEGER PRIMARY KEY (rowid=?)']);
+  });
 
   it('get by id is one lookup in the unique id index', () => {
     const h = harness();

@@ -1,12 +1,14 @@
 // The answer of a recordings page (v1 and v2 listings and search). A page holds at most about
 // PAGE_BYTES of JSON (recording-search.ts); a small one is written in one piece like any answer,
-// a large one is streamed one recording at a time: each is turned into JSON only when the client
-// has taken the one before (the node adapter waits for 'drain' between chunks) and after a turn of
-// the event loop, so four clients reading 4 MB pages at once hold neither the loop (measured:
-// JSON.stringify of a 4 MB page alone took 18-60 ms on the 2-core VM) nor a copy of each page
-// per encoding step, and a client that stops reading stops the rendering of its page.
+// a large one is streamed one recording at a time: each is read (a large listing leaves its rows
+// to be read here, `later`) and turned into JSON only when the client has taken the one before
+// (the node adapter waits for 'drain' between chunks) and after a turn of the event loop. So four
+// clients reading 4 MB pages at once hold neither the loop (measured: reading a 4 MB page took
+// ~24 ms and its JSON.stringify 18-60 ms on the 2-core VM) nor a copy of each page, and a client
+// that stops reading stops the reading and rendering of its page.
 import type { Context } from 'hono';
 import type { RecordingRow } from '../services/recording-model';
+import type { LazyPage } from '../services/recordings';
 import type { AppEnv } from './env';
 import { jsonAnswer, requestId } from './router';
 
@@ -16,26 +18,32 @@ const STREAM_FROM_BYTES = 256 * 1024;
 const textLength = (row: RecordingRow) => row.title.length + row.transcript.length + row.summary.length;
 
 /** `{ "recordings": [...], "nextCursor": … }` for a route declared with `directAnswer`. */
-export function recordingsPage(c: Context<AppEnv>, rows: RecordingRow[], toJson: (row: RecordingRow) => unknown, nextCursor: string | null): Response {
+export function recordingsPage(c: Context<AppEnv>, page: LazyPage, toJson: (row: RecordingRow) => unknown): Response {
+  const { rows, later, load, nextCursor } = page;
   let text = 0;
   for (const row of rows) text += textLength(row);
-  if (text < STREAM_FROM_BYTES) return jsonAnswer(c, { recordings: rows.map(toJson), nextCursor });
+  if (later.length === 0 && text < STREAM_FROM_BYTES) return jsonAnswer(c, { recordings: rows.map(toJson), nextCursor });
 
-  const pending: Array<RecordingRow | undefined> = rows;
+  // The rows in hand, then the ones still to read; a row deleted meanwhile is left out.
+  const pending: Array<RecordingRow | number | undefined> = [...rows, ...later];
   const encoder = new TextEncoder();
   let next = 0;
+  let written = 0;
   const body = new ReadableStream<Uint8Array>(
     {
       pull: (controller) =>
         new Promise<void>((resolve) =>
           setImmediate(() => {
-            if (next < pending.length) {
-              const row = pending[next]!;
-              pending[next] = undefined; // rendered: its text need not stay in memory
-              controller.enqueue(encoder.encode(`${next === 0 ? '{"recordings":[' : ','}${JSON.stringify(toJson(row))}`));
-              next++;
+            let row: RecordingRow | undefined;
+            while (row === undefined && next < pending.length) {
+              const item = pending[next];
+              pending[next++] = undefined; // written: its text need not stay in memory
+              row = typeof item === 'number' ? load(item) : item;
+            }
+            if (row) {
+              controller.enqueue(encoder.encode(`${written++ === 0 ? '{"recordings":[' : ','}${JSON.stringify(toJson(row))}`));
             } else {
-              controller.enqueue(encoder.encode(`${next === 0 ? '{"recordings":[' : ''}],"nextCursor":${JSON.stringify(nextCursor)}}`));
+              controller.enqueue(encoder.encode(`${written === 0 ? '{"recordings":[' : ''}],"nextCursor":${JSON.stringify(nextCursor)}}`));
               controller.close();
             }
             resolve();

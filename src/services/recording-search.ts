@@ -99,7 +99,12 @@ export interface SearchBudget {
  */
 export const SEARCH_BUDGET: SearchBudget = { candidates: 5000, minCandidates: 100, ms: 5, now: () => performance.now() };
 
-type Page = { rows: RecordingRow[]; nextCursor: string | null };
+/**
+ * One page. `later` holds the sort keys of a large page's rows, in order after `rows`, to be read
+ * one at a time as the page is written (http/page-answer.ts): reading megabytes of text in one
+ * turn of the event loop held every other request for tens of milliseconds.
+ */
+export type Page = { rows: RecordingRow[]; later?: number[]; nextCursor: string | null };
 
 export function listPage(
   store: RecordingSearchStore,
@@ -119,17 +124,32 @@ export function listPage(
   const conditions = filters.q === undefined ? [] : searchConditions(filters.q, terms);
   if (conditions === null) return empty;
   if (conditions.length > 0) return searchPage(store, accountId, filters, input.limit, lo, hi, conditions, budget);
-  // One row past the limit says whether another page exists; a row that would take the page past
-  // PAGE_BYTES ends it early (it is the first of the next page), unless the page is still empty.
-  const bytes = pageBytes();
-  const rows = store.page(
-    { accountId, type: filters.type, status: filters.status, deviceId: filters.deviceId, source: filters.source, lo, hi, limit: input.limit + 1 },
-    bytes.take,
-  );
-  if (!bytes.full && rows.length <= input.limit) return { rows, nextCursor: null };
-  const page = rows.slice(0, input.limit);
-  return { rows: page, nextCursor: encodeCursor(page[page.length - 1]!.seq, filters) };
+  // The page is decided on the rows' sizes, before any text is read. One row past the limit says
+  // whether another page exists; a row that would take the page past PAGE_BYTES ends it early (it
+  // is the first of the next page), unless the page is still empty.
+  const sizes = store.sizes({ accountId, type: filters.type, status: filters.status, deviceId: filters.deviceId, source: filters.source, lo, hi, limit: input.limit + 1 });
+  let bytes = 0;
+  let count = 0;
+  for (const { bytes: text } of sizes) {
+    const size = text + ROW_OVERHEAD_BYTES;
+    if (count === input.limit || (count > 0 && bytes + size > PAGE_BYTES)) break;
+    bytes += size;
+    count++;
+  }
+  const keys = sizes.slice(0, count).map((s) => s.seq);
+  const nextCursor = count < sizes.length ? encodeCursor(keys[count - 1]!, filters) : null;
+  if (bytes >= LAZY_FROM_BYTES) return { rows: [], later: keys, nextCursor };
+  // A row deleted since its key was read is left out; the cursor still continues after the keys.
+  const rows: RecordingRow[] = [];
+  for (const seq of keys) {
+    const row = store.row(accountId, seq);
+    if (row) rows.push(row);
+  }
+  return { rows, nextCursor };
 }
+
+/** Pages with at least this much text leave their rows to be read while the page is written. */
+export const LAZY_FROM_BYTES = 256 * 1024;
 
 /** The byte bound of a page: take() answers whether a row still fits (the first always does). */
 function pageBytes() {
@@ -201,6 +221,9 @@ function searchPage(
  */
 export const PAGE_BYTES = 4 * 1024 * 1024;
 
+/** What a row's JSON holds besides its text (ids, times, keys, quotes), near enough. */
+const ROW_OVERHEAD_BYTES = 512;
+
 /** A row's size in its JSON answers, near enough: its text in UTF-8 plus the fixed fields. */
 const jsonBytes = (row: RecordingRow): number =>
-  Buffer.byteLength(row.title) + Buffer.byteLength(row.transcript) + Buffer.byteLength(row.summary) + row.audio.length + 512;
+  Buffer.byteLength(row.title) + Buffer.byteLength(row.transcript) + Buffer.byteLength(row.summary) + Buffer.byteLength(row.audio) + ROW_OVERHEAD_BYTES;

@@ -29,7 +29,16 @@ import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type 
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
 import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
 import { listPage, SEARCH_BUDGET, type ListInput, type SearchBudget } from './recording-search';
+
 import { SearchTerms } from './search-terms';
+
+/** A page whose rows after `rows` are read by `load` as they are written. */
+export interface LazyPage {
+  rows: RecordingRow[];
+  later: number[];
+  load(seq: number): RecordingRow | undefined;
+  nextCursor: string | null;
+}
 
 /** Called inside the writing transaction with the row before (null on create) and after. */
 export type ChangeListener = (before: RecordingRow | null, after: RecordingRow) => void;
@@ -237,9 +246,24 @@ export class RecordingService {
     };
   }
 
-  /** One page of the account's live recordings, newest first (see recording-search.ts). */
+  /** One page of the account's live recordings, newest first, read whole (see recording-search.ts). */
   list(principal: Pick<Principal, 'accountId'>, input: ListInput): { rows: RecordingRow[]; nextCursor: string | null } {
-    return listPage(this.searchStore, this.terms, principal.accountId, input, this.searchBudget);
+    const page = this.listLazily(principal, input);
+    const rows = [...page.rows];
+    for (const seq of page.later) {
+      const row = page.load(seq);
+      if (row) rows.push(row);
+    }
+    return { rows, nextCursor: page.nextCursor };
+  }
+
+  /**
+   * The same page with a large page's rows left to read one at a time (`later`, `load`: undefined
+   * for a row deleted meanwhile), for answers that write them one by one (http/page-answer.ts).
+   */
+  listLazily(principal: Pick<Principal, 'accountId'>, input: ListInput): LazyPage {
+    const page = listPage(this.searchStore, this.terms, principal.accountId, input, this.searchBudget);
+    return { rows: page.rows, later: page.later ?? [], load: (seq) => this.searchStore.row(principal.accountId, seq), nextCursor: page.nextCursor };
   }
 
   /** v1 processing report of the importing application (recording-reports.ts). */

@@ -42,8 +42,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       directAnswer: true,
     },
     (c, { query, principal }) => {
-      const { rows, nextCursor } = recordings.list(principal, listInput(query, query.limit));
-      return recordingsPage(c, rows, recordingV1Json, nextCursor);
+      return recordingsPage(c, recordings.listLazily(principal, listInput(query, query.limit)), recordingV1Json);
     },
   );
   r.add(

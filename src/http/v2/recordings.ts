@@ -182,8 +182,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
     },
     (c, { query, principal }) => {
       if (query.from !== undefined && query.to !== undefined && query.from > query.to) throw invalid('query.from: must not be after query.to');
-      const { rows, nextCursor } = recordings.list(principal, query);
-      return recordingsPage(c, rows, recordingJson, nextCursor);
+      return recordingsPage(c, recordings.listLazily(principal, query), recordingJson);
     },
   );
 }
