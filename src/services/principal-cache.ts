@@ -15,7 +15,7 @@ import type { Principal } from '../permissions';
 export interface CachedCredential {
   principal: Principal;
   expiresAt: number;
-  /** Keys: the lastUsedAt this process last wrote or read (written at most once a minute). */
+  /** Keys: the lastUsedAt this process last noted or read (noted at most once a minute, written after the request: key-uses.ts). */
   lastUsedAt: number | null;
 }
 
