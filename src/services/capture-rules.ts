@@ -21,6 +21,7 @@
 import type { Core } from '../context';
 import { newId } from '../ids';
 import type { CaptureEvaluationRow, CaptureEvaluationStore } from '../store/capture-evaluation-store';
+import type { EventStore } from '../store/event-store';
 import type { WebhookRow, WebhookStore } from '../store/webhook-store';
 import type { RecordingRow } from './recording-model';
 import { matchPrefix, textPayloadBody } from './text-payload';
@@ -54,6 +55,7 @@ export class CaptureRules {
     private readonly core: Core,
     private readonly webhooks: WebhookStore,
     private readonly store: CaptureEvaluationStore,
+    private readonly events: EventStore,
   ) {}
 
   /** Runs in every recording write; returns the rule deliveries to queue. `after.updated_at` is the write's clock reading. */
@@ -85,7 +87,7 @@ export class CaptureRules {
   /** The first nonempty transcript: match kind and prefix, then queue or wait for the input. */
   private decide(e: CaptureEvaluationRow, row: RecordingRow, now: number): RuleDelivery | null {
     const webhook = this.activeSubscription(e);
-    const event = this.store.transcriptEvent(row.account_id, row.id, row.revision);
+    const event = this.events.transcriptEvent(row.account_id, row.id, row.revision);
     const rules = webhook && (JSON.parse(webhook.rules ?? '{}') as WebhookRules);
     const command = rules ? commandFor(rules, row) : null;
     if (!webhook || !event || command === null) {

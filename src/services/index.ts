@@ -25,10 +25,10 @@ export function createServices(core: Core) {
   const webhooks = createWebhookService(core, workers);
   const evaluations = new CaptureEvaluationStore(core.db);
   // What each event and change queues for webhooks, in the transaction of the change.
-  const outbox = new Outbox(core, { webhooks: webhooks.store, deliveries: webhooks.deliveries, recordings: recordings.store, evaluations, nudge: webhooks.scheduler.nudge });
+  const outbox = new Outbox(core, { webhooks: webhooks.store, deliveries: webhooks.deliveries, recordings: recordings.store, evaluations, events: events.store, nudge: webhooks.scheduler.nudge });
   events.onEvent((event) => outbox.onEvent(event));
   recordings.onChange((before, after) => outbox.onChange(before, after));
-  const manualDelivery = new ManualDeliveryService(core, recordings, webhooks, outbox, evaluations);
+  const manualDelivery = new ManualDeliveryService(core, recordings, webhooks, outbox, evaluations, events.store);
   // A subscription's delivery log and test sends (v1 routes of the web app).
   const webhookLog = new WebhookLogService(core, webhooks, outbox);
   /** Live event streams; a worker so that shutdown ends them. */

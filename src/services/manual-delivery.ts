@@ -11,6 +11,7 @@ import type { Core } from '../context';
 import { AppError, invalid } from '../errors';
 import type { Principal } from '../permissions';
 import type { CaptureEvaluationStore } from '../store/capture-evaluation-store';
+import type { EventStore } from '../store/event-store';
 import type { DeliveryRow, DeliveryStatus } from '../store/delivery-store';
 import { MANUAL_TYPE, type Outbox } from './outbox';
 import type { RecordingService } from './recordings';
@@ -52,6 +53,7 @@ export class ManualDeliveryService {
     private readonly webhooks: WebhookService,
     private readonly outbox: Outbox,
     private readonly evaluations: CaptureEvaluationStore,
+    private readonly events: EventStore,
   ) {}
 
   /** Queues a manual send; `replayed` when the key was used before with the same selection. */
@@ -115,6 +117,6 @@ export class ManualDeliveryService {
   private typeOf(d: DeliveryRow): string {
     if (d.kind === 'manual') return MANUAL_TYPE;
     if (d.kind === 'rule') return 'recording.transcript_ready';
-    return this.evaluations.eventType(Number(d.event_id)) ?? 'unknown';
+    return this.events.type(Number(d.event_id)) ?? 'unknown';
   }
 }

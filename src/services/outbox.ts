@@ -17,7 +17,7 @@ import type { Core } from '../context';
 import { newId } from '../ids';
 import type { CaptureEvaluationStore } from '../store/capture-evaluation-store';
 import type { DeliveryKind, DeliveryStore } from '../store/delivery-store';
-import type { EventRow } from '../store/event-store';
+import type { EventRow, EventStore } from '../store/event-store';
 import type { RecordingStore } from '../store/recording-store';
 import type { WebhookRow, WebhookStore } from '../store/webhook-store';
 import { CaptureRules } from './capture-rules';
@@ -52,6 +52,7 @@ export interface OutboxStores {
   /** The recording as an event describes it (the row is written before its events). */
   recordings: RecordingStore;
   evaluations: CaptureEvaluationStore;
+  events: EventStore;
   /** Wakes the delivery scheduler; registered to run after the commit that queued something. */
   nudge: () => void;
 }
@@ -69,7 +70,7 @@ export class Outbox {
     private readonly core: Core,
     private readonly stores: OutboxStores,
   ) {
-    this.captureRules = new CaptureRules(core, stores.webhooks, stores.evaluations);
+    this.captureRules = new CaptureRules(core, stores.webhooks, stores.evaluations, stores.events);
   }
 
   /** EventService listener: runs inside the transaction that emitted the event. */

@@ -48,13 +48,6 @@ export class CaptureEvaluationStore {
       ),
       remove: db.prepare<[string, string]>('DELETE FROM capture_evaluations WHERE recording_id = ? AND webhook_id = ?'),
       removeForRecording: db.prepare<[string]>('DELETE FROM capture_evaluations WHERE recording_id = ?'),
-      // The event was emitted in this very transaction, so walking the account's events newest
-      // first (index events_account_seq) reaches it after a few rows.
-      transcriptEvent: db.prepare<[string, string, number], { seq: number; created_at: number }>(
-        `SELECT seq, created_at FROM events WHERE account_id = ? AND recording_id = ? AND revision = ?
-           AND type = 'recording.transcript_ready' ORDER BY seq DESC LIMIT 1`,
-      ),
-      eventType: db.prepare<[number], { type: string }>('SELECT type FROM events WHERE seq = ?'),
     };
   }
 
@@ -82,14 +75,5 @@ export class CaptureEvaluationStore {
 
   removeForRecording(recordingId: string): void {
     this.s.removeForRecording.run(recordingId);
-  }
-
-  /** The recording.transcript_ready event of a recording's revision, if there is one. */
-  transcriptEvent(accountId: string, recordingId: string, revision: number): { seq: number; created_at: number } | undefined {
-    return this.s.transcriptEvent.get(accountId, recordingId, revision);
-  }
-
-  eventType(seq: number): string | undefined {
-    return this.s.eventType.get(seq)?.type;
   }
 }

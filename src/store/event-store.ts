@@ -22,11 +22,28 @@ export class EventStore {
         'SELECT * FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?',
       ),
       last: db.prepare<[], number | null>('SELECT max(seq) FROM events').pluck(),
+      // The event was usually emitted in the very transaction that asks, so walking the account's
+      // events newest first (index events_account_seq) reaches it after a few rows.
+      transcriptEvent: db.prepare<[string, string, number], { seq: number; created_at: number }>(
+        `SELECT seq, created_at FROM events WHERE account_id = ? AND recording_id = ? AND revision = ?
+           AND type = 'recording.transcript_ready' ORDER BY seq DESC LIMIT 1`,
+      ),
+      type: db.prepare<[number], { type: string }>('SELECT type FROM events WHERE seq = ?'),
     };
   }
 
   insert(accountId: string, type: string, recordingId: string, revision: number, now: number): EventRow {
     return this.s.insert.get(accountId, type, recordingId, revision, now) as EventRow;
+  }
+
+  /** The recording.transcript_ready event of a recording's revision, if there is one. */
+  transcriptEvent(accountId: string, recordingId: string, revision: number): { seq: number; created_at: number } | undefined {
+    return this.s.transcriptEvent.get(accountId, recordingId, revision);
+  }
+
+  /** The type of one event, by its seq. */
+  type(seq: number): string | undefined {
+    return this.s.type.get(seq)?.type;
   }
 
   /** Up to `limit` events after `afterSeq`, oldest first. */
