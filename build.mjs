@@ -34,7 +34,9 @@ await build({
 
 // The WAL checkpointer's worker thread runs a file of its own, found beside the bundle
 // (src/db/checkpointer.ts).
+// So does the library count's (src/observe/library-count.ts).
 await build({ ...nodeBundle, entryPoints: ['src/db/checkpointer-worker.ts'], outfile: 'dist/checkpointer-worker.mjs' });
+await build({ ...nodeBundle, entryPoints: ['src/observe/library-count-worker.ts'], outfile: 'dist/library-count-worker.mjs' });
 
 /** The budget of issue 13: all JavaScript the browser downloads, gzipped. */
 const JS_BUDGET_GZIP = 60 * 1024;

@@ -26,7 +26,8 @@
 //
 // The worker's code is src/db/checkpointer-worker.ts, built as dist/checkpointer-worker.mjs (see
 // spawnWorker() for how each is started).
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../worker-thread';
 import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport } from './checkpointer-worker';
 import { WAL_AUTOCHECKPOINT, type Db } from './open';
 
@@ -43,20 +44,8 @@ export const ERASE_DELAY_MS = 1_000;
 const ERASE_WAIT_MS = 50;
 const ERASE_MAX_BACKOFF_MS = 60_000;
 
-/**
- * How to start the worker. In the bundle (dist/reclib.mjs) its module is the file esbuild built
- * beside it. From source (tests, `npx tsx bin/reclib.ts`) it is the TypeScript file beside this
- * one, imported after tsx's loader is registered inside the thread: Node 20 does not apply
- * `--import` loaders from a worker's execArgv to its main module. execArgv is empty either way,
- * so none of the server's flags (a profiler's, say) reach the thread.
- */
-function spawnWorker(workerData: CheckpointerWorkerData): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./checkpointer-worker.mjs', import.meta.url), { execArgv: [], workerData });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const module = new URL('./checkpointer-worker.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module)}); });`;
-  return new Worker(boot, { eval: true, execArgv: [], workerData });
-}
+/** The worker runs src/db/checkpointer-worker.ts (dist/checkpointer-worker.mjs in the bundle). */
+const spawnWorker = (workerData: CheckpointerWorkerData): Worker => startModuleWorker('checkpointer-worker', import.meta.url, workerData);
 
 export class Checkpointer {
   private worker: Worker | undefined;

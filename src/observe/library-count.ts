@@ -4,30 +4,10 @@
 // its own counts instead (WAL readers do not block the writer), the way src/db/checkpointer.ts
 // checkpoints. In-memory databases (tests) and a worker that cannot start count on the caller's
 // connection.
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { LIVE_RECORDINGS_SQL, type MetricsStore } from '../store/metrics-store';
-
-// CommonJS source for an eval worker: the bundle has no file for a worker of its own.
-const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.sqlite);
-const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-const count = db.prepare(workerData.sql).pluck();
-parentPort.on('message', (m) => {
-  if (m === 'stop') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    parentPort.postMessage({ n: count.get() });
-  } catch (e) {
-    parentPort.postMessage({ error: String((e && e.message) || e) });
-  }
-});
-`;
+import { startModuleWorker } from '../worker-thread';
+import type { LibraryCountReply, LibraryCountWorkerData } from './library-count-worker';
 
 export class LibraryCount {
   private worker: Worker | undefined;
@@ -49,9 +29,9 @@ export class LibraryCount {
     if (!worker) return Promise.resolve(this.store.liveRecordings());
     return new Promise<number>((resolve) => {
       // A count that failed in the worker (busy, I/O) is taken on the server's connection instead.
-      const onMessage = (m: { n?: number }) => {
+      const onMessage = (m: LibraryCountReply) => {
         worker.off('error', onError);
-        resolve(typeof m.n === 'number' ? m.n : this.store.liveRecordings());
+        resolve('n' in m ? m.n : this.store.liveRecordings());
       };
       const onError = () => {
         worker.off('message', onMessage);
@@ -68,8 +48,8 @@ export class LibraryCount {
   private start(): Worker | undefined {
     if (this.worker || this.failed || this.file === ':memory:') return this.worker;
     try {
-      const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-      const worker = new Worker(SOURCE, { eval: true, execArgv: [], workerData: { sqlite, file: this.file, sql: LIVE_RECORDINGS_SQL } });
+      const data: LibraryCountWorkerData = { file: this.file, sql: LIVE_RECORDINGS_SQL };
+      const worker = startModuleWorker('library-count-worker', import.meta.url, data);
       worker.unref();
       worker.once('exit', () => {
         if (this.worker === worker) this.worker = undefined;
