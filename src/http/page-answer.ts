@@ -8,12 +8,11 @@
 // that stops reading stops the reading and rendering of its page.
 import type { Context } from 'hono';
 import type { RecordingRow } from '../services/recording-model';
+import { LAZY_FROM_BYTES } from '../services/recording-search';
 import type { LazyPage } from '../services/recordings';
 import type { AppEnv } from './env';
 import { jsonAnswer, requestId } from './router';
 
-/** Pages whose text is smaller than this are written in one piece (the common case, and the fast path). */
-const STREAM_FROM_BYTES = 256 * 1024;
 
 const textLength = (row: RecordingRow) => row.title.length + row.transcript.length + row.summary.length;
 
@@ -41,7 +40,8 @@ export function recordingsPage(c: Context<AppEnv>, page: LazyPage, toJson: (row:
   const { rows, later, load, nextCursor } = page;
   let text = 0;
   for (const row of rows) text += textLength(row);
-  if (later.length === 0 && text < STREAM_FROM_BYTES) return jsonAnswer(c, { recordings: rows.map(toJson), nextCursor });
+  // Smaller pages (the common case, and the fast path) are written in one piece.
+  if (later.length === 0 && text < LAZY_FROM_BYTES) return jsonAnswer(c, { recordings: rows.map(toJson), nextCursor });
 
   // The rows in hand, then the ones still to read; a row deleted meanwhile is left out.
   const pending: Array<RecordingRow | number | undefined> = [...rows, ...later];

@@ -148,7 +148,7 @@ export function listPage(
   return { rows, nextCursor };
 }
 
-/** Pages with at least this much text leave their rows to be read while the page is written. */
+/** Pages with at least this much text are streamed; a listing leaves their rows to be read while the page is written. */
 export const LAZY_FROM_BYTES = 256 * 1024;
 
 /** The byte bound of a page: take() answers whether a row still fits (the first always does). */
