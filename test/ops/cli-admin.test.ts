@@ -157,8 +157,11 @@ describe('errors name the file and say what is wrong', () => {
     if (!('uid' in asOther)) fs.chmodSync(locked, 0o555);
     for (const d of [root, dir]) fs.chmodSync(d, 0o755); // reachable for that user
     ensureBundle();
+    // That user may not reach the checkout (a clone in a 0700 folder): it runs a copy of what the
+    // bundle loads (as the Docker image does), placed in the test's own folder.
+    const bundle = 'uid' in asOther ? runnableCopy(path.join(dir, 'app')) : BUNDLE;
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BUNDLE, 'accounts', 'create', '--db', db, '--name', 'me'], { cwd: ROOT, env: cleanEnv(), ...asOther });
+      const child = spawn(process.execPath, [bundle, 'accounts', 'create', '--db', db, '--name', 'me'], { cwd: path.dirname(path.dirname(bundle)), env: cleanEnv(), ...asOther });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('close', (code) => resolve({ code, stderr }));
@@ -168,6 +171,18 @@ describe('errors name the file and say what is wrong', () => {
     assert.equal(fs.existsSync(db), false);
   });
 });
+
+/** dist/, schema.sql and the native driver copied to `to`; returns the bundle's path there. */
+function runnableCopy(to: string): string {
+  fs.cpSync(path.join(ROOT, 'dist'), path.join(to, 'dist'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(to, 'schema.sql'));
+  const sqlite = path.join(ROOT, 'node_modules/better-sqlite3');
+  for (const part of ['package.json', 'lib', 'build/Release/better_sqlite3.node']) {
+    fs.cpSync(path.join(sqlite, part), path.join(to, 'node_modules/better-sqlite3', part), { recursive: true });
+  }
+  for (const m of ['bindings', 'file-uri-to-path']) fs.cpSync(path.join(ROOT, 'node_modules', m), path.join(to, 'node_modules', m), { recursive: true });
+  return path.join(to, 'dist/reclib.mjs');
+}
 
 describe('tables show dates', () => {
   it('accounts list, keys list and sessions list print ISO 8601 times, not epoch milliseconds', async () => {
