@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import type { Principal } from '../permissions';
 import type { Services } from '../services';
+import type { WriteForwarder } from './forward-write';
 import type { RateLimiter } from './rate-limit';
 
 export type AppEnv = {
@@ -18,4 +19,6 @@ export interface HttpDeps {
   rateLimiter: RateLimiter;
   /** The server's origin (scheme://host:port of --public-url, else of the request), for the cookie Origin check. */
   serverOrigin(c: Context): string;
+  /** The writer thread that answers writes (reclib serve); absent: writes run in this thread (tests, :memory:). */
+  writes?: WriteForwarder;
 }
