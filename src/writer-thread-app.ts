@@ -7,7 +7,7 @@ import { systemClock } from './clock';
 import type { Config } from './config';
 import { parseAllowList } from './delivery/destination-guard';
 import { createApp } from './http/app';
-import type { ForwardedRequest } from './http/forward-write';
+import type { ForwardedRequest } from './http/env';
 import { openRuntime } from './runtime';
 import type { FromWriter, ToWriter, WriterThreadData } from './writer-thread';
 

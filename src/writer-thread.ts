@@ -13,7 +13,8 @@ import type { Worker as Thread } from 'node:worker_threads';
 import type { Config } from './config';
 import type { WriteHealthStatus } from './db/write-health';
 import type { DeliveryReport } from './delivery/scheduler';
-import { writerUnavailable, type ForwardedAnswer, type ForwardedRequest, type WriteForwarder } from './http/forward-write';
+import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
+import { writerUnavailable } from './http/forward-write';
 import type { Worker } from './worker';
 import { startModuleWorker } from './worker-thread';
 

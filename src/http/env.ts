@@ -2,7 +2,6 @@
 import type { Context } from 'hono';
 import type { Principal } from '../permissions';
 import type { Services } from '../services';
-import type { WriteForwarder } from './forward-write';
 import type { RateLimiter } from './rate-limit';
 
 export type AppEnv = {
@@ -21,4 +20,24 @@ export interface HttpDeps {
   serverOrigin(c: Context): string;
   /** The writer thread that answers writes (reclib serve); absent: writes run in this thread (tests, :memory:). */
   writes?: WriteForwarder;
+}
+
+/** A request as handed to the writer thread (structured-clone friendly). */
+export interface ForwardedRequest {
+  method: string;
+  url: string;
+  headers: Array<[string, string]>;
+  body: Uint8Array | undefined;
+}
+
+/** Its answer. */
+export interface ForwardedAnswer {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Uint8Array;
+}
+
+export interface WriteForwarder {
+  /** Rejects with an AppError (503) when the writer thread cannot take requests. */
+  forward(request: ForwardedRequest): Promise<ForwardedAnswer>;
 }

@@ -9,34 +9,13 @@
 import type { Context } from 'hono';
 import { AppError } from '../errors';
 import { readBodyBytes } from './body';
-import type { AppEnv } from './env';
+import type { AppEnv, WriteForwarder } from './env';
 import { nodeRequest } from './node-request';
-import { requestId } from './router';
-
-/** A request as handed to the writer thread (structured-clone friendly). */
-export interface ForwardedRequest {
-  method: string;
-  url: string;
-  headers: Array<[string, string]>;
-  body: Uint8Array | undefined;
-}
-
-/** Its answer. */
-export interface ForwardedAnswer {
-  status: number;
-  headers: Array<[string, string]>;
-  body: Uint8Array;
-}
-
-export interface WriteForwarder {
-  /** Rejects with an AppError (503) when the writer thread cannot take requests. */
-  forward(request: ForwardedRequest): Promise<ForwardedAnswer>;
-}
 
 /** Headers about this connection, not the request: the body is handed over whole, already read. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'te', 'trailer', 'upgrade', 'expect', 'proxy-connection']);
 
-function requestHeaders(c: Context<AppEnv>): Array<[string, string]> {
+function requestHeaders(c: Context<AppEnv>, id: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   const raw = nodeRequest(c)?.rawHeaders;
   if (raw) {
@@ -45,17 +24,16 @@ function requestHeaders(c: Context<AppEnv>): Array<[string, string]> {
     for (const pair of c.req.raw.headers) out.push(pair);
   }
   // The id this thread gave the request (the one its log line carries) is the answer's too.
-  const id = requestId(c);
   return [...out.filter(([name]) => !HOP_BY_HOP.has(name) && name !== 'x-request-id'), ['x-request-id', id]];
 }
 
 /** Answers an admitted write through the writer thread, adding this thread's rate-limit headers. */
-export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder): Promise<Response> {
+export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder, requestId: string): Promise<Response> {
   const body = await readBodyBytes(c);
   const answer = await writes.forward({
     method: c.req.method,
     url: c.req.url,
-    headers: requestHeaders(c),
+    headers: requestHeaders(c, requestId),
     // A copy: the bytes are moved to the other thread, and a small Buffer shares its memory with others.
     body: body && body.length > 0 ? new Uint8Array(body) : undefined,
   });

@@ -272,7 +272,7 @@ export class ApiRouter {
         }
       }
       // Admitted: the writer thread does the rest (and the checks above again, but for the rate limit).
-      if (writes) return forwardWrite(c, writes);
+      if (writes) return forwardWrite(c, writes, requestId(c));
       const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
       const query = spec.query ? parseWith('query', spec.query, singleQuery(c, spec.query)) : undefined;
       const run = (body: unknown) => handler(c, { params, query, body, principal: principal as Principal } as RouteInput<Out<P>, Out<Q>, Out<B>>);
