@@ -1,7 +1,7 @@
 // The writer thread, main side (docs/architecture.md, "The writer and its threads"). `reclib serve`
 // answers reads on the main thread and hands every write request to this thread
 // (src/http/forward-write.ts), which runs its own copy of the services and the app on its own
-// connection to the file, with group commit there (src/writer-thread-worker.ts). The background
+// connection to the file, with group commit there (src/writer-thread-app.ts). The background
 // work that writes (the delivery scheduler, the index merger, the checkpointer) runs there too,
 // so the main thread's connection only reads and nothing it answers waits behind a write.
 //
@@ -83,6 +83,8 @@ export class WriterThread implements Worker, WriteForwarder {
       this.onStopped?.();
       for (const [, p] of this.pending) p.reject(writerUnavailable('the writer thread stopped before answering'));
       this.pending.clear();
+      // Its storage condition went with it; the next thread reports its own.
+      this.hooks.health(undefined);
       if (this.closing) return;
       this.hooks.log(`reclib: the writer thread exited (code ${code}); starting it again`);
       setTimeout(() => this.start(), RESTART_MS).unref();
