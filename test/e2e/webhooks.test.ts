@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Stripe from 'stripe';
-import { harness } from './helpers/harness';
-import { startReceiver } from './helpers/receiver';
+import { harness } from '../helpers/harness';
+import { startReceiver } from '../helpers/receiver';
 
 describe('webhooks end to end', () => {
   test('create, edit and delete a recording through the v2 API: the subscriber gets created, updated, deleted with the feed ids, signed', async (t) => {

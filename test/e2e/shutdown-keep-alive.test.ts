@@ -3,16 +3,16 @@
 // send another on a closing socket), and exits 0: no client sees a reset. A client that
 // half-closes its side after a complete request still gets the answer.
 import assert from 'node:assert/strict';
-import { testConfig } from '../src/config';
+import { testConfig } from '../../src/config';
 import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { createNodeServer } from '../src/http/node-server';
-import { cliJson, startServe } from './helpers/bundle';
-import { serveInProcess } from './helpers/in-process-server';
+import { createNodeServer } from '../../src/http/node-server';
+import { cliJson, startServe } from '../helpers/bundle';
+import { serveInProcess } from '../helpers/in-process-server';
 
 interface Tally {
   answered: number;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cliJson, runCli, startServe, type ServeProcess } from './helpers/bundle';
+import { cliJson, runCli, startServe, type ServeProcess } from '../helpers/bundle';
 
 const tmpDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-e2e-')), 'reclib.db');
 

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { harness, type Harness } from './helpers/harness';
-import { startReceiver, type Receiver } from './helpers/receiver';
-import { v1Created, v1Delete, v1Get, v1Processing, v1Put } from './helpers/v1-client';
+import { harness, type Harness } from '../helpers/harness';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { v1Created, v1Delete, v1Get, v1Processing, v1Put } from '../helpers/v1-client';
 
 interface Payload { id: string; type: string; eventId: string; recordingId: string; revision: number; transcript: string; command?: string; kind: string | null; fetchUrl: string }
 

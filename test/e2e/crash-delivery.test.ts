@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { cliJson, startServe, type ServeProcess } from './helpers/bundle';
-import { startReceiver } from './helpers/receiver';
+import { cliJson, startServe, type ServeProcess } from '../helpers/bundle';
+import { startReceiver } from '../helpers/receiver';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-crash-'));
 const db = path.join(dir, 'reclib.db');

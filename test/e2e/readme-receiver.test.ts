@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { harness } from './helpers/harness';
-import { unusedPort } from './helpers/receiver';
-import { ROOT } from './helpers/bundle';
+import { harness } from '../helpers/harness';
+import { unusedPort } from '../helpers/receiver';
+import { ROOT } from '../helpers/bundle';
 
 function readmeReceiver(): string {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -43,7 +43,7 @@ test('the README receiver verifies a real delivery and refuses a tampered one (5
   assert.match(out, /rec_readme/);
 
   // Tampered body, and the right signature six minutes early or late: refused.
-  const { signDelivery } = await import('../src/delivery/signing');
+  const { signDelivery } = await import('../../src/delivery/signing');
   const body = row?.body ?? '';
   const sig = (offsetSec: number) => signDelivery(secret, 'x', body, Math.floor(Date.now() / 1000) + offsetSec)['service-signature'] ?? '';
   assert.equal(await post(body.replace('rec_readme', 'rec_other'), sig(0)), 400);

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { cliJson, startServe } from './helpers/bundle';
-import { heldAnswer, startReceiver } from './helpers/receiver';
+import { cliJson, startServe } from '../helpers/bundle';
+import { heldAnswer, startReceiver } from '../helpers/receiver';
 
 describe('docs/decisions.md §1: SIGTERM drains webhook deliveries', () => {
   it('a delivery in flight at SIGTERM is finished and recorded delivered before the process exits 0', async (t) => {

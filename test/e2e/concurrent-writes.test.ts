@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { cliJson, runCli, startServe, type ServeProcess } from './helpers/bundle';
+import { cliJson, runCli, startServe, type ServeProcess } from '../helpers/bundle';
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-e2e-'));
 
