@@ -8,12 +8,12 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig } from '../src/config';
-import { startServer } from '../src/server';
-import { simulateCapture } from '../src/services/capture-simulator';
-import { runCli } from './helpers/bundle';
-import { feedTypes, v1Created, v1Put, withRing } from './helpers/v1-client';
-import { startReceiver } from './helpers/receiver';
+import { loadConfig } from '../../src/config';
+import { startServer } from '../../src/server';
+import { simulateCapture } from '../../src/services/capture-simulator';
+import { runCli } from '../helpers/bundle';
+import { feedTypes, v1Created, v1Put, withRing } from '../helpers/v1-client';
+import { startReceiver } from '../helpers/receiver';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-simulate-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

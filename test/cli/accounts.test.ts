@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cliJson, runCli } from './helpers/bundle';
+import { cliJson, runCli } from '../helpers/bundle';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-unique-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -7,11 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { BUNDLE, cleanEnv, ensureBundle, ROOT, runCli } from './helpers/bundle';
-import { harness, type Harness } from './helpers/harness';
-import { startReceiver, type Receiver } from './helpers/receiver';
-import { created, patch } from './helpers/recording-client';
-import { listening } from './helpers/sse-client';
+import { BUNDLE, cleanEnv, ensureBundle, ROOT, runCli } from '../helpers/bundle';
+import { harness, type Harness } from '../helpers/harness';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { created, patch } from '../helpers/recording-client';
+import { listening } from '../helpers/sse-client';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 after(async () => {

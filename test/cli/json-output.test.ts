@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { deriveWebhookSecret } from '../src/delivery/signing';
-import { BUNDLE, cleanEnv, ensureBundle, ROOT, runCli } from './helpers/bundle';
+import { deriveWebhookSecret } from '../../src/delivery/signing';
+import { BUNDLE, cleanEnv, ensureBundle, ROOT, runCli } from '../helpers/bundle';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-conf-cli-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

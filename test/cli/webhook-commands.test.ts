@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { deriveWebhookSecret } from '../src/delivery/signing';
-import { cliJson, runCli } from './helpers/bundle';
+import { deriveWebhookSecret } from '../../src/delivery/signing';
+import { cliJson, runCli } from '../helpers/bundle';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-wh-cli-'));
 const db = path.join(dir, 'reclib.db');

@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config';
-import { parseAllowList } from '../../src/delivery/destination-guard';
-import { runCli } from '../helpers/bundle';
+import { ConfigError, loadConfig } from '../src/config';
+import { parseAllowList } from '../src/delivery/destination-guard';
+import { runCli } from './helpers/bundle';
 
 describe('configuration: flags, environment, defaults', () => {
   it('the defaults are those of docs/decisions.md §1', () => {

@@ -2,7 +2,7 @@
 // chunks; data lines joined; comments ignored; the last id kept across messages.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SseParser, type SseEvent } from '../src/cli/sse-parser';
+import { SseParser, type SseEvent } from '../../src/cli/sse-parser';
 
 function parse(chunks: string[]): SseEvent[] {
   const out: SseEvent[] = [];

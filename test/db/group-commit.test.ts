@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { GROUP_DELAY_AFTER, MAX_GROUP, Writer } from '../src/db/writer';
-import { harness, type Harness } from './helpers/harness';
+import { GROUP_DELAY_AFTER, MAX_GROUP, Writer } from '../../src/db/writer';
+import { harness, type Harness } from '../helpers/harness';
 
 const tmpFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-group-')), 'g.db');
 
