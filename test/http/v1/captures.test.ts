@@ -1,6 +1,7 @@
-// App captures over v1 (docs/decisions.md §7, issue 5 "App captures"): native captures, metadata-only
-// pending captures, the input mapping deciding the kind, processing reports with their allowed
-// moves and late capture metadata, audio references, and the importing-application rule.
+// App captures over v1 (docs/decisions.md §7): native captures, metadata-only pending captures,
+// the input mapping deciding the kind, processing reports with their allowed moves and late capture
+// metadata (checked as on a create), processing after an edit, audio references, and the
+// importing-application rule.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { harness } from '../../helpers/harness';
@@ -160,5 +161,67 @@ describe('putAudioAsset', () => {
     const res = await v1Audio(h, key, memo.id, { clientId: 'phone', fileId: 'smb:nas:a.m4a', available: false });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.json.recording.audioAssets, []);
+  });
+});
+
+// Late capture metadata (v1 putProcessing, docs/decisions.md §7) is checked like the same metadata on a
+// create: an app capture's captureInput must be an input of its device (spec "device settings":
+// recordButton is not accepted for the ring-type device) and its device must exist.
+describe('putProcessing: late capture metadata is checked as on a create', () => {
+  it('refuses an input the device does not have, as createRecording does (400), and stores nothing', async () => {
+    const h = withRing();
+    assertError(
+      await h.req('POST', '/api/v1/recordings', { token: h.session, body: { kind: 'memo', deviceId: 'ring-1', captureInput: 'recordButton' }, headers: { 'idempotency-key': 'c1' } }),
+      400, 'invalid_request', 'captureInput',
+    );
+    const cap = await v1Created(h, h.session, { kind: 'memo', deviceId: 'ring-1' });
+    assertError(await v1Processing(h, h.session, cap.id, { status: 'transcribing', captureInput: 'recordButton' }), 400, 'invalid_request', 'captureInput');
+    const both = await v1Created(h, h.session, { kind: 'memo' });
+    assertError(await v1Processing(h, h.session, both.id, { status: 'transcribing', deviceId: 'ring-1', captureInput: 'recordButton' }), 400, 'invalid_request', 'captureInput');
+    const read = (await v1Get(h, h.session, cap.id)).json.recording;
+    assert.deepEqual([read.captureInput, read.revision, read.status], [undefined, 1, 'pending']);
+  });
+
+  it('refuses an unknown device with a captureInput, as createRecording does (404)', async () => {
+    const h = withRing();
+    const cap = await v1Created(h, h.session, { kind: 'memo' });
+    assertError(await v1Processing(h, h.session, cap.id, { status: 'transcribing', deviceId: 'ghost', captureInput: 'hold' }), 404, 'not_found');
+    assert.equal((await v1Get(h, h.session, cap.id)).json.recording.deviceId, undefined);
+  });
+
+  it('accepts metadata that fits the device', async () => {
+    const h = withRing();
+    const cap = await v1Created(h, h.session, { kind: 'memo', deviceId: 'ring-1' });
+    const ok = await v1Processing(h, h.session, cap.id, { status: 'transcribing', captureInput: 'doubleTap' });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.json.recording.captureInput, 'doubleTap');
+  });
+});
+
+// v1 `processing: { status, updatedAt, message? }` (docs/decisions.md §7) after an edit that moves the
+// status: saving a nonempty transcript makes the recording ready (spec "Recording status"), so the
+// processing state changed then; its updatedAt follows and the earlier status's message goes.
+describe('an edit that makes the recording ready moves processing to ready', () => {
+  it('processing.updatedAt is the time of the change and the failed report message is gone', async () => {
+    const h = harness();
+    const key = h.key();
+    const r = await v1Created(h, key, { kind: 'memo', title: 'call' });
+    h.clock.advance(1000);
+    const failed = await v1Processing(h, key, r.id, { status: 'failed', message: 'no network' });
+    assert.deepEqual(failed.json.recording.processing, { status: 'failed', updatedAt: h.clock.now(), message: 'no network' });
+    h.clock.advance(1000);
+    const saved = await v1Put(h, key, r.id, { transcript: 'typed by hand' }, failed.json.recording.revision);
+    assert.equal(saved.status, 200, saved.text);
+    assert.deepEqual(saved.json.recording.processing, { status: 'ready', updatedAt: h.clock.now() });
+  });
+
+  it('an edit that keeps the status leaves processing as reported', async () => {
+    const h = harness();
+    const key = h.key();
+    const r = await v1Created(h, key, { kind: 'memo', transcript: 'first' });
+    const at = h.clock.now();
+    h.clock.advance(1000);
+    const saved = await v1Put(h, key, r.id, { title: 'renamed' }, 1);
+    assert.deepEqual(saved.json.recording.processing, { status: 'ready', updatedAt: at });
   });
 });
