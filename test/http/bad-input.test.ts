@@ -1,6 +1,7 @@
 // Hostile input (the product promise, docs/decisions.md §4): bad input always gets a clear 4xx in the error
 // envelope with X-Request-Id, naming the field, parameter or header that is wrong; never a 500,
-// never a half-written record. Each case here was a defect found by probing the running server.
+// never a half-written record. The cases are the ones a client probing the running server would
+// try: arrays for objects, repeated or unknown parameters, malformed HTTP, bodies cut short.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';

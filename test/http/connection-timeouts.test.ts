@@ -1,7 +1,8 @@
-// Connections are bounded in time (issue: idle and half-sent requests lived ~86 s): headers must
-// arrive within --headers-timeout-ms, a kept-alive connection with no next request is closed after
-// --keep-alive-timeout-ms, and one on which nothing moves either way (a client that stopped reading
-// an answer) after --idle-timeout-ms. Short settings here; Node checks the first two every second.
+// Connections are bounded in time, so idle and half-sent requests cannot hold sockets (Node's
+// defaults let them live ~86 s): headers must arrive within --headers-timeout-ms, a kept-alive
+// connection with no next request is closed after --keep-alive-timeout-ms, and one on which nothing
+// moves either way (a client that stopped reading an answer) after --idle-timeout-ms. Short
+// settings here; Node checks the first two every second.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';

@@ -1,4 +1,5 @@
-// The work of one search page is bounded (issue 14): a search reads at most SearchBudget.candidates
+// The work of one search page is bounded (docs/decisions.md §12), so a search for a common word or
+// a wide prefix costs about the same in a large library as in a small one: a search reads at most SearchBudget.candidates
 // candidate rows (and stops after SearchBudget.ms once minCandidates are read); a page that runs out
 // of budget is short, or empty, and has a nextCursor after the last candidate it read. Paging on
 // returns every match exactly once, newest first — in v2 and in v1.

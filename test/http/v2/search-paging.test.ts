@@ -1,5 +1,6 @@
-// GET /api/v2/recordings filters and paging (endpoint rules 7-8, docs/decisions.md §5), and the cost rule of
-// issue 3: every listing reads in index order, never sorting its matches (EXPLAIN QUERY PLAN).
+// GET /api/v2/recordings filters and paging (endpoint rules 7-8, docs/decisions.md §5), and their
+// cost: every listing reads in index order, never sorting its matches (EXPLAIN QUERY PLAN), so a
+// page costs its size, not the size of the library.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RecordingSearchStore } from '../../../src/store/recording-search-store';

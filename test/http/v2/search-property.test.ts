@@ -1,4 +1,4 @@
-// Properties of search (issue 3 "Checked by" b, docs/decisions.md §5 "q"):
+// Properties of search (docs/decisions.md §5 "q"):
 // - walking all pages with any filters returns each matching recording exactly once, newest first,
 //   equal to a simple model of the matching rules;
 // - no text in q, however strange, causes anything but 200 or 400.
@@ -54,7 +54,7 @@ function matches(rec: { title: string; transcript: string }, q: string): boolean
   });
 }
 
-// A search page may also stop after a few candidates (issue 14's work bound): then pages may be
+// A search page may also stop after a few candidates (its work is bounded): then pages may be
 // short or empty, but the walk must still return exactly the same recordings.
 const budgetArb = fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined, freq: 2 });
 

@@ -228,7 +228,7 @@ describe('search cost is bounded by the distinct conditions of q', () => {
     const one = await timed('ж');
     const hundred = await timed(q);
     assert.deepEqual(new Set(seen), new Set(['"ж"']));
-    // Before: one prefix merge over all 3,000 words per repeat (about 100 times the single word).
+    // One prefix merge over all 3,000 words per repeat would cost about 100 times the single word.
     assert.ok(hundred < one * 10 + 20, `100 repeats took ${hundred.toFixed(1)} ms, one word ${one.toFixed(1)} ms`);
   });
 
