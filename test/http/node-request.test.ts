@@ -2,18 +2,16 @@
 // through the Fetch API: headers as Headers.get() reads them, bodies under the same body rules; and
 // the hot read routes, which answer with plain headers (jsonAnswer), still carry every header.
 import assert from 'node:assert/strict';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { describe, it } from 'node:test';
-import { createNodeServer } from '../../src/http/node-server';
 import { harness } from '../helpers/harness';
+import { listening } from '../helpers/node-server';
 
 describe('headers read from the Node request mean what Headers.get() means', () => {
   it('on the node server: Authorization and X-Request-Id work, a repeated Authorization is refused', async () => {
     const h = harness();
     const token = h.key(['recordings:read']);
-    const server = createNodeServer(h.app.fetch, '127.0.0.1', h.config);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port, close } = await listening(h.app.fetch, h.config);
     try {
       // Raw bytes, so that a header line can be sent twice.
       const get = (lines: string[]) =>
@@ -33,7 +31,7 @@ describe('headers read from the Node request mean what Headers.get() means', () 
       assert.match(twice.requestId ?? '', /^req_/);
       assert.equal((await get([])).status, 401);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 });
@@ -69,10 +67,9 @@ describe('the hot read routes answer with plain headers (jsonAnswer) and still c
     const h = harness();
     const token = h.key();
     const created = await h.req('POST', '/api/v2/recordings', { token, body: { type: 'clip', transcript: 'hello wörld' }, headers: { 'idempotency-key': 'k1' } });
-    const server = createNodeServer(h.app.fetch, '127.0.0.1', h.config);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port, close } = await listening(h.app.fetch, h.config);
     try {
-      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const base = `http://127.0.0.1:${port}`;
       for (const p of paths(created.json.recording.id as string)) {
         const res = await fetch(base + p, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'trace-9' } });
         const bytes = Buffer.from(await res.arrayBuffer());
@@ -87,7 +84,7 @@ describe('the hot read routes answer with plain headers (jsonAnswer) and still c
       assert.equal(one.headers.get('etag'), '"1"');
       assert.ok(REQUEST_ID.test(one.headers.get('x-request-id') ?? ''));
     } finally {
-      server.close();
+      await close();
     }
   });
 });
@@ -118,9 +115,7 @@ describe('request bodies read from the Node request keep the body rules', () => 
   it('on the node server: a create is read from the socket; over 1,500,000 bytes (declared or chunked) is 413; bad JSON, UTF-8 and Content-Type are 400', async () => {
     const h = harness();
     const token = h.key(['recordings:create', 'recordings:read']);
-    const server = createNodeServer(h.app.fetch, '127.0.0.1', h.config);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port, close } = await listening(h.app.fetch, h.config);
     const auth = [`Authorization: Bearer ${token}`, 'Idempotency-Key: k1'];
     const json = (text: string) => ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(text)}`];
     const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`;
@@ -150,7 +145,7 @@ describe('request bodies read from the Node request keep the body rules', () => 
       assert.equal(empty.status, 400);
       assert.match(empty.json.error.message, /body is required/);
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await close();
     }
   });
 });
