@@ -1,6 +1,6 @@
-// Probe operations mounted on a test app through the real ApiRouter, so the foundation's rules
-// (auth, permissions, body limit, validation, error map) are tested without depending on the
-// resources other issues add. Mount before the app's first request (Hono compiles its router then).
+// Probe operations mounted on a test app through the real ApiRouter, so the router's own rules
+// (auth, permissions, body limit, validation, error map) are tested apart from any resource's
+// rules. Mount before the app's first request (Hono compiles its router then).
 import { Hono } from 'hono';
 import * as v from 'valibot';
 import type { AppEnv } from '../../src/http/env';
