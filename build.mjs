@@ -21,7 +21,9 @@ const nodeBundle = {
 fs.rmSync('dist', { recursive: true, force: true });
 await build({
   ...nodeBundle,
-  entryPoints: ['bin/reclib.ts'],
+  // The writer thread's module (src/writer-thread.ts) is an entry of its own beside reclib.mjs, and
+  // shares its chunks: the thread loads the same code, not a second copy of it.
+  entryPoints: ['bin/reclib.ts', 'src/writer-thread-worker.ts'],
   outdir: 'dist',
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',

@@ -12,12 +12,16 @@ import { logDelivery } from './observe/delivery-log';
 import { createLogger, type Logger } from './observe/log';
 import { openRuntime } from './runtime';
 import type { Services } from './services';
+import type { DeliveryReport } from './delivery/scheduler';
 import type { Worker } from './worker';
+import { WriterThread } from './writer-thread';
 
 export interface RunningServer {
   url: string;
   services: Services;
   logger: Logger;
+  /** The thread that answers writes and runs the background work (absent for :memory:). */
+  writerThread: WriterThread | undefined;
   close(): Promise<void>;
 }
 
@@ -80,15 +84,28 @@ export async function startServer(config: Config, log: (lines: string) => void =
     server.close();
     throw e;
   }
-  const created = createApp(services);
+  // Writes go to the writer thread (src/writer-thread.ts) on a database file; an in-memory
+  // database is one connection's own, so there everything runs here.
+  const reportDelivery = (r: DeliveryReport) => {
+    metrics?.delivery(r.outcome);
+    logDelivery(logger, r);
+  };
+  const writerThread =
+    resolved.db === ':memory:'
+      ? undefined
+      : new WriterThread(WriterThread.dataOf(resolved, services.core.masterSecret), {
+          committed: () => services.eventHub.othersCommitted(),
+          delivery: reportDelivery,
+          health: (status) => services.core.writer.health.mirror(status),
+          log: (line) => logger.log('error', line),
+        });
+  const created = createApp(services, writerThread ? { writes: writerThread } : {});
   app = created.app;
   const { metrics } = created;
   onRequest = observeRequests(logger, metrics);
-  const workers: Worker[] = services.workers;
-  services.webhooks.scheduler.onReport((r) => {
-    metrics?.delivery(r.outcome);
-    logDelivery(logger, r);
-  });
+  // With a writer thread, the background work that writes runs there; the event streams stay here.
+  const workers: Worker[] = writerThread ? [services.eventHub, writerThread] : services.workers;
+  services.webhooks.scheduler.onReport(reportDelivery);
   for (const w of workers) w.start();
   startupLines(logger, resolved, url, firstRunHint(services, config), publicUrlSet);
   logger.flush();
@@ -102,6 +119,8 @@ export async function startServer(config: Config, log: (lines: string) => void =
         Promise.all([drain?.close(SHUTDOWN_GRACE_MS), ...workers.map((w) => w.stop()), metrics?.stop()]),
         new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS + 500).unref()),
       ]);
+      // Every request has been answered (or cut off): the writer closes its connection first.
+      await writerThread?.close();
       const { db } = services.core;
       try {
         // The WAL's content goes into the database file and the WAL starts over empty, so the file
@@ -114,7 +133,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
       logger.log('info', 'reclib stopped');
       logger.flush();
     })());
-  return { url, services, logger, close };
+  return { url, services, logger, writerThread, close };
 }
 
 /** The public URL as logged: without a user name, password, query or fragment (none of which it needs). */

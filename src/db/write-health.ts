@@ -33,6 +33,7 @@ export interface WriteHealthStatus {
 
 export class WriteHealth {
   private current: WriteHealthStatus | undefined;
+  private readonly listeners: Array<(status: WriteHealthStatus | undefined) => void> = [];
 
   constructor(
     /** Where the start and the end of an episode are reported (serve: stderr). */
@@ -53,6 +54,7 @@ export class WriteHealth {
     if (!failure) return err;
     if (this.current?.failing !== failure) {
       this.current = { failing: failure, since: Date.now() };
+      this.changed();
       const code = (err as { code: string }).code;
       this.log(`reclib: writes are failing: ${WHAT[failure]} (${code}); answering 503 with Retry-After: ${WRITE_RETRY_AFTER_S} until a write succeeds; reads keep working`);
     }
@@ -68,6 +70,24 @@ export class WriteHealth {
     if (this.current === undefined) return;
     const seconds = Math.round((Date.now() - this.current.since) / 1000);
     this.current = undefined;
+    this.changed();
     this.log(`reclib: writes work again (they failed for ${seconds} s)`);
+  }
+
+  /** Calls `listener` whenever an episode starts or ends (the writer thread tells the main thread). */
+  onChange(listener: (status: WriteHealthStatus | undefined) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Takes over the state of the connection that writes (the writer thread's), so that /healthz on
+   * the main thread reports it; logged there, not again here.
+   */
+  mirror(status: WriteHealthStatus | undefined): void {
+    this.current = status;
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener(this.current);
   }
 }

@@ -40,6 +40,7 @@ type Outcome = { ok: true; value: unknown; hooks: Array<() => void> } | { ok: fa
 export class Writer {
   private afterCommit: Array<() => void> = [];
   private readonly preCommit: Array<() => void> = [];
+  private readonly everyCommit: Array<() => void> = [];
   private depth = 0;
   private queue: Queued[] = [];
   private scheduled = false;
@@ -86,6 +87,7 @@ export class Writer {
       this.txNow = undefined;
     }
     this.health.succeeded();
+    this.announceCommit();
     for (const hook of hooks) hook();
     return result;
   }
@@ -130,6 +132,18 @@ export class Writer {
 
   private runPreCommit(): void {
     for (const hook of this.preCommit) hook();
+  }
+
+  /**
+   * Registers work that runs after every commit of this connection (at startup, once per hook):
+   * the writer thread tells the main thread that the file changed (src/writer-thread-worker.ts).
+   */
+  afterEachCommit(hook: () => void): void {
+    this.everyCommit.push(hook);
+  }
+
+  private announceCommit(): void {
+    for (const hook of this.everyCommit) hook();
   }
 
   /** Schedules work (e.g. waking the delivery scheduler) for after the current commit. */
@@ -204,7 +218,10 @@ export class Writer {
       return;
     }
     // A group whose members all failed committed nothing: no sign that writes work again.
-    if (outcomes.some((o) => o.ok)) this.health.succeeded();
+    if (outcomes.some((o) => o.ok)) {
+      this.health.succeeded();
+      this.announceCommit();
+    }
     outcomes.forEach((o, i) => {
       const member = batch[i]!;
       if (!o.ok) return member.reject(this.health.refused(o.error));

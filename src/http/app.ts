@@ -7,7 +7,7 @@ import type { Services } from '../services';
 import { Metrics } from '../observe/metrics';
 import { MetricsStore } from '../store/metrics-store';
 import { docsPage } from './docs-page';
-import type { AppEnv, HttpDeps } from './env';
+import type { AppEnv, HttpDeps, WriteForwarder } from './env';
 import { registerMetricsRoute } from './metrics-route';
 import { registerMcp } from './mcp-route';
 import { OpenApiDoc } from './openapi';
@@ -26,6 +26,8 @@ export function errorResponse(c: Context, code: ErrorCode, message: string, head
 export interface AppOptions {
   /** Where unexpected errors are reported (default: one line on stderr, no stack, no message text). */
   logError?: (line: string) => void;
+  /** The writer thread that answers writes (reclib serve); absent: every request runs here. */
+  writes?: WriteForwarder;
 }
 
 export function createApp(services: Services, options: AppOptions = {}) {
@@ -36,6 +38,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
     services,
     rateLimiter: new RateLimiter(core.clock, core.config.rateLimit),
     serverOrigin: (c) => new URL(core.config.publicUrl ?? c.req.url).origin,
+    ...(options.writes ? { writes: options.writes } : {}),
   };
 
   // X-Request-Id: ApiRouter routes, plainRoute() handlers and onError call setRequestId (no

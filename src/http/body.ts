@@ -9,13 +9,18 @@ export const MAX_JSON_BYTES = 1_500_000;
 
 const tooLarge = () => new AppError('payload_too_large', `request body is larger than ${MAX_JSON_BYTES} bytes`);
 
-/** Returns undefined for an absent/empty body, else the parsed JSON value. */
-export async function readJsonBody(c: Context): Promise<unknown> {
+/** The body's bytes (undefined or empty: none), refused as 413 as soon as they pass MAX_JSON_BYTES. */
+export async function readBodyBytes(c: Context): Promise<Buffer | undefined> {
   const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > MAX_JSON_BYTES) throw tooLarge();
   // On the node server, straight from the socket stream (see node-request.ts); else the WHATWG body.
   const incoming = nodeRequest(c);
-  const bytes = incoming ? await readNodeBody(incoming, MAX_JSON_BYTES, tooLarge) : await readWebBody(c.req.raw);
+  return incoming ? await readNodeBody(incoming, MAX_JSON_BYTES, tooLarge) : await readWebBody(c.req.raw);
+}
+
+/** Returns undefined for an absent/empty body, else the parsed JSON value. */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  const bytes = await readBodyBytes(c);
   if (bytes === undefined || bytes.length === 0) return undefined;
   const type = requestHeader(c, 'content-type') ?? '';
   if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) throw invalid('Content-Type must be application/json');

@@ -18,4 +18,26 @@ export interface HttpDeps {
   rateLimiter: RateLimiter;
   /** The server's origin (scheme://host:port of --public-url, else of the request), for the cookie Origin check. */
   serverOrigin(c: Context): string;
+  /** The writer thread that answers writes (reclib serve); absent: writes run in this thread (tests, :memory:). */
+  writes?: WriteForwarder;
+}
+
+/** A request as handed to the writer thread (structured-clone friendly). */
+export interface ForwardedRequest {
+  method: string;
+  url: string;
+  headers: Array<[string, string]>;
+  body: Uint8Array | undefined;
+}
+
+/** Its answer. */
+export interface ForwardedAnswer {
+  status: number;
+  headers: Array<[string, string]>;
+  body: Uint8Array;
+}
+
+export interface WriteForwarder {
+  /** Rejects with an AppError (503) when the writer thread cannot take requests. */
+  forward(request: ForwardedRequest): Promise<ForwardedAnswer>;
 }

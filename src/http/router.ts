@@ -9,6 +9,7 @@ import { newId } from '../ids';
 import type { Permission, Principal } from '../permissions';
 import { can } from '../permissions';
 import { readJsonBody } from './body';
+import { forwardWrite } from './forward-write';
 import { requestHeader } from './node-request';
 import { arrayInPlaceOfObject } from './object-arrays';
 import { markRequestId, markRoute, matchedTemplate } from './request-observer';
@@ -252,11 +253,14 @@ export class ApiRouter {
     // The label of this route in the request log and metrics: the template, never the path.
     const template = (this.serverUrl ?? this.doc.serverPath) + spec.path;
     const deps = this.deps;
+    // Every operation but a GET may write (an MCP POST too: create_note), so the writer thread
+    // answers it when the server runs one (forward-write.ts).
+    const writes = spec.method !== 'get' ? deps.writes : undefined;
     const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
       let principal: Principal | undefined;
       if (spec.access !== 'public') {
         principal = authenticate(c, deps);
-        if (spec.directAnswer) c.set('answerHeaders', deps.rateLimiter.take(principal.credentialId));
+        if (spec.directAnswer || writes) c.set('answerHeaders', deps.rateLimiter.take(principal.credentialId));
         else deps.rateLimiter.takeFor(principal.credentialId, c);
         c.set('principal', principal);
         if (spec.access === 'session') {
@@ -267,6 +271,8 @@ export class ApiRouter {
           throw new AppError('forbidden', `this credential lacks the ${spec.access.permission} permission`);
         }
       }
+      // Admitted: the writer thread does the rest (and the checks above again, but for the rate limit).
+      if (writes) return forwardWrite(c, writes, requestId(c));
       const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
       const query = spec.query ? parseWith('query', spec.query, singleQuery(c, spec.query)) : undefined;
       const run = (body: unknown) => handler(c, { params, query, body, principal: principal as Principal } as RouteInput<Out<P>, Out<Q>, Out<B>>);

@@ -7,6 +7,8 @@
 //   - this process's commits: every emitted event of an account with open streams registers an
 //     on-commit hook (so a rolled-back write announces nothing); the hooks of one turn are folded
 //     into one wake-up per account on the next microtask, and each of its streams reads its next page.
+//   - the writer thread (src/writer-thread.ts), which commits the server's own writes on its
+//     connection: it posts a message after each commit, and the hub checks at once (othersCommitted).
 //   - other processes (the admin CLI writing to the same file): one timer for the whole hub reads
 //     the newest event id every FOREIGN_CHECK_MS while any stream is open, and wakes every account
 //     when it moved. That asks exactly "are there new events" (db/commit-watch.ts would also fire
@@ -110,7 +112,7 @@ export class EventHub implements Worker {
       this.timers.every(PING_MS, () => {
         for (const set of [...this.byAccount.values()]) for (const s of [...set]) s.tick();
       }),
-      this.timers.every(FOREIGN_CHECK_MS, () => this.checkForeignCommits()),
+      this.timers.every(FOREIGN_CHECK_MS, () => this.othersCommitted()),
     ];
   }
 
@@ -119,8 +121,13 @@ export class EventHub implements Worker {
     this.stopTimers = [];
   }
 
-  /** Events another process committed: the newest id moved without a wake-up of ours. */
-  private checkForeignCommits(): void {
+  /**
+   * Another connection committed (or may have): the writer thread says so after each of its
+   * commits, and the timer asks every FOREIGN_CHECK_MS for other processes. Wakes every account
+   * with open streams when the newest event id moved.
+   */
+  othersCommitted(): void {
+    if (this.size === 0) return;
     let newest: number;
     try {
       newest = this.events.store.lastSeq();

@@ -91,16 +91,25 @@ describe('WAL checkpoints run in a worker thread', () => {
     db.close();
   });
 
-  it('serve runs one for a file database, none for :memory:; a create is checkpointed by it', async () => {
+  it('serve runs one for a file database (in the writer thread), none for :memory:; a delete through the API empties the WAL soon after', async () => {
     assert.equal(openRuntime(testConfig({ db: ':memory:' })).workers.some((w) => w instanceof Checkpointer), false);
     const file = tmpDb();
     const server = await startServer(testConfig({ db: file, port: 0 }), () => {});
     try {
-      const checkpointer = server.services.workers.find((w): w is Checkpointer => w instanceof Checkpointer);
-      assert.ok(checkpointer);
-      const done = report(checkpointer, (r) => r.log > 0 && r.checkpointed === r.log);
-      server.services.auth.createAccount('someone');
-      await done;
+      assert.ok(server.writerThread, 'a file database has a writer thread');
+      assert.ok((await server.writerThread.ready).includes('Checkpointer'));
+      const { auth } = server.services;
+      const key = auth.createKey(auth.createAccount('someone').id, { name: 'k', permissions: ['recordings:create', 'recordings:delete'] }).secret;
+      const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const created = await fetch(`${server.url}/api/v2/recordings`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'k1' }, body: JSON.stringify({ type: 'clip', transcript: 'words to erase' }) });
+      assert.equal(created.status, 201);
+      const { recording } = (await created.json()) as { recording: { id: string } };
+      const deleted = await fetch(`${server.url}/api/v2/recordings/${recording.id}`, { method: 'DELETE', headers: { authorization: headers.authorization, 'if-match': '"1"' } });
+      assert.ok(deleted.ok, `delete answered ${deleted.status}`);
+      const wal = `${file}-wal`;
+      const walSize = () => (fs.existsSync(wal) ? fs.statSync(wal).size : -1);
+      for (let i = 0; i < 200 && walSize() !== 0; i++) await new Promise((r) => setTimeout(r, 25));
+      assert.equal(walSize(), 0, 'the checkpointer truncated the WAL after the delete');
     } finally {
       await server.close();
     }

@@ -174,11 +174,12 @@ describe('FTS upkeep', () => {
     assert.equal(recordings.merger.slice(), undefined);
   });
 
-  it('serve starts the merger as one of its workers', async () => {
+  it('serve runs the merger in the writer thread, beside the writes it merges after', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
     const server = await startServer({ ...testConfig({ db: file }), port: 0 }, () => {});
     try {
-      assert.ok(server.services.workers.includes(server.services.recordings.merger));
+      assert.ok(server.writerThread);
+      assert.ok((await server.writerThread.ready).includes(server.services.recordings.merger.constructor.name));
     } finally {
       await server.close();
     }

@@ -1,0 +1,61 @@
+// The writer thread's work (loaded by src/writer-thread-worker.ts): the services and the app on a
+// connection of their own, answering the write requests the main thread hands over, and running
+// the background work that writes (delivery scheduler, index merger, checkpointer). Its app has no
+// rate limit (the main thread counted the request) and no /metrics (the main thread serves it).
+import type { MessagePort } from 'node:worker_threads';
+import { systemClock } from './clock';
+import type { Config } from './config';
+import { parseAllowList } from './delivery/destination-guard';
+import { createApp } from './http/app';
+import type { ForwardedRequest } from './http/env';
+import { openRuntime } from './runtime';
+import type { FromWriter, ToWriter, WriterThreadData } from './writer-thread';
+
+/** Opens the connection, starts the background work; returns the handler of the main thread's messages. */
+export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWriter) => void {
+  const send = (m: FromWriter, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+  const config: Config = { ...data.config, allowList: parseAllowList(data.config.webhookAllow), rateLimit: 0, metricsToken: undefined };
+  const services = openRuntime(config, systemClock, Buffer.from(data.masterSecret));
+  const { app } = createApp(services);
+  const { writer } = services.core;
+
+  // One message per turn, however many transactions committed in it.
+  let commitPosted = false;
+  writer.afterEachCommit(() => {
+    if (commitPosted) return;
+    commitPosted = true;
+    queueMicrotask(() => {
+      commitPosted = false;
+      send({ type: 'commit' });
+    });
+  });
+  writer.health.onChange((status) => send({ type: 'health', status }));
+  services.webhooks.scheduler.onReport((report) => send({ type: 'delivery', report }));
+
+  // The event hub serves streams, which the main thread holds; everything else here writes.
+  const workers = services.workers.filter((w) => w !== services.eventHub);
+  for (const w of workers) w.start();
+  send({ type: 'ready', workers: workers.map((w) => w.constructor.name) });
+
+  const answer = async (id: number, request: ForwardedRequest): Promise<void> => {
+    try {
+      const res = await app.fetch(new Request(request.url, { method: request.method, headers: request.headers, body: request.body }));
+      const body = new Uint8Array(await res.arrayBuffer());
+      send({ type: 'answer', id, answer: { status: res.status, headers: [...res.headers], body } }, [body.buffer]);
+    } catch (e) {
+      send({ type: 'failed', id, message: (e as Error).message });
+    }
+  };
+
+  return (m: ToWriter) => {
+    if (m.type === 'request') void answer(m.id, m.request);
+    else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
+    else if (m.type === 'close') {
+      try {
+        services.core.db.close();
+      } finally {
+        process.exit(0);
+      }
+    }
+  };
+}

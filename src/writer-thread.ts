@@ -1,0 +1,155 @@
+// The writer thread, main side (docs/architecture.md, "The writer and its threads"). `reclib serve`
+// answers reads on the main thread and hands every write request to this thread
+// (src/http/forward-write.ts), which runs its own copy of the services and the app on its own
+// connection to the file, with group commit there (src/writer-thread-app.ts). The background
+// work that writes (the delivery scheduler, the index merger, the checkpointer) runs there too,
+// so the main thread's connection only reads and nothing it answers waits behind a write.
+//
+// What crosses between the threads: requests and their answers (bytes), and after each commit of
+// the writer a message, on which the main thread's event streams look for new events at once. The
+// principal cache needs none: it sees every commit of another connection (db/commit-watch.ts).
+// Delivery reports (the log and /metrics) and the storage condition (/healthz) come over too.
+import type { Worker as Thread } from 'node:worker_threads';
+import type { Config } from './config';
+import type { WriteHealthStatus } from './db/write-health';
+import type { DeliveryReport } from './delivery/scheduler';
+import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
+import { writerUnavailable } from './http/forward-write';
+import type { Worker } from './worker';
+import { startModuleWorker } from './worker-thread';
+
+/** What the thread is started with (structured-clone friendly: the allow-list is parsed there again). */
+export interface WriterThreadData {
+  config: Omit<Config, 'allowList'>;
+  masterSecret: Uint8Array;
+}
+
+export type ToWriter = { type: 'request'; id: number; request: ForwardedRequest } | { type: 'stop' } | { type: 'close' };
+
+export type FromWriter =
+  | { type: 'answer'; id: number; answer: ForwardedAnswer }
+  | { type: 'failed'; id: number; message: string }
+  | { type: 'commit' }
+  | { type: 'delivery'; report: DeliveryReport }
+  | { type: 'health'; status: WriteHealthStatus | undefined }
+  | { type: 'ready'; workers: string[] }
+  | { type: 'stopped' };
+
+export interface WriterThreadHooks {
+  /** The writer committed (posted at most once per turn of its event loop). */
+  committed(): void;
+  delivery(report: DeliveryReport): void;
+  health(status: WriteHealthStatus | undefined): void;
+  /** Unexpected trouble with the thread (it died and is started again). */
+  log(line: string): void;
+}
+
+/** A thread that died is started again after this long (not in a tight loop if it dies at start). */
+const RESTART_MS = 1_000;
+/** close(): how long the thread may take to close its connection before it is terminated. */
+const CLOSE_MS = 6_000; // above busy_timeout (5 s), the longest a statement waits for the lock
+
+export class WriterThread implements Worker, WriteForwarder {
+  private thread: Thread | undefined;
+  private readonly pending = new Map<number, { resolve: (a: ForwardedAnswer) => void; reject: (e: unknown) => void }>();
+  private nextId = 1;
+  private closing = false;
+  private onStopped: (() => void) | undefined;
+  private started = false;
+  private markReady: (workers: string[]) => void = () => {};
+  /** Resolves, once the thread has opened its connection, with the background work it runs (class names). */
+  ready: Promise<string[]> = new Promise((resolve) => (this.markReady = resolve));
+
+  constructor(
+    private readonly data: WriterThreadData,
+    private readonly hooks: WriterThreadHooks,
+  ) {}
+
+  static dataOf(config: Config, masterSecret: Buffer): WriterThreadData {
+    const { allowList: _parsedAgainThere, ...plain } = config;
+    return { config: plain, masterSecret: new Uint8Array(masterSecret) };
+  }
+
+  /** Starts the thread. Requests forwarded before it is ready wait in its message queue. */
+  start(): void {
+    if (this.thread || this.closing) return;
+    const thread = startModuleWorker('writer-thread-worker', import.meta.url, this.data);
+    this.thread = thread;
+    this.started = false;
+    thread.on('message', (m: FromWriter) => this.received(m));
+    thread.on('error', (e) => this.hooks.log(`reclib: the writer thread failed: ${e.name}: ${e.message}`));
+    thread.on('exit', (code) => {
+      this.thread = undefined;
+      this.onStopped?.();
+      for (const [, p] of this.pending) p.reject(writerUnavailable('the writer thread stopped before answering'));
+      this.pending.clear();
+      // Its storage condition went with it; the next thread reports its own.
+      this.hooks.health(undefined);
+      if (this.closing) return;
+      this.hooks.log(`reclib: the writer thread exited (code ${code}); starting it again`);
+      setTimeout(() => this.start(), RESTART_MS).unref();
+    });
+  }
+
+  forward(request: ForwardedRequest): Promise<ForwardedAnswer> {
+    const thread = this.thread;
+    if (!thread || this.closing) return Promise.reject(writerUnavailable(this.closing ? 'the server is shutting down' : 'the writer thread is restarting'));
+    const id = this.nextId++;
+    return new Promise<ForwardedAnswer>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const message: ToWriter = { type: 'request', id, request };
+      thread.postMessage(message, request.body ? [request.body.buffer as ArrayBuffer] : []);
+    });
+  }
+
+  /** Stops the thread's background work (the scheduler drains its sends); requests are still answered. */
+  stop(): Promise<void> {
+    const thread = this.thread;
+    // Not ready: it runs nothing yet, and close() ends it before it could.
+    if (!thread || !this.started) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.onStopped = resolve;
+      thread.postMessage({ type: 'stop' } satisfies ToWriter);
+    });
+  }
+
+  /** After the last request: the thread closes its connection and ends (terminated if it takes too long). */
+  async close(): Promise<void> {
+    this.closing = true;
+    const thread = this.thread;
+    if (!thread) return;
+    const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+    // It ends at once when it has not loaded its app yet (src/writer-thread-worker.ts). Terminated
+    // only as a last resort: a thread stopped inside SQLite can take the process down with it.
+    thread.postMessage({ type: 'close' } satisfies ToWriter);
+    const timer = setTimeout(() => void thread.terminate(), CLOSE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  private received(m: FromWriter): void {
+    switch (m.type) {
+      case 'answer':
+      case 'failed': {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (m.type === 'answer') p?.resolve(m.answer);
+        else p?.reject(new Error(m.message));
+        return;
+      }
+      case 'commit':
+        return this.hooks.committed();
+      case 'delivery':
+        return this.hooks.delivery(m.report);
+      case 'health':
+        return this.hooks.health(m.status);
+      case 'ready':
+        this.started = true;
+        return this.markReady(m.workers);
+      case 'stopped':
+        this.onStopped?.();
+        this.onStopped = undefined;
+        return;
+    }
+  }
+}

@@ -1,0 +1,124 @@
+// The writer thread (src/writer-thread.ts): on `reclib serve`, writes are answered by a thread of
+// their own, so a write that waits or works long does not hold up what the main thread answers.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { serveInProcess } from './helpers/in-process-server';
+
+const json = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra });
+
+describe('writes on the writer thread', () => {
+  it('a write waiting for the write lock does not hold up reads or /healthz; it completes once the lock is free', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account();
+    assert.ok((await s.server.writerThread?.ready)?.length, 'the writer thread is running');
+    // Another connection (as the admin CLI would) holds the write lock.
+    const other = new Database(s.server.services.core.config.db);
+    t.after(() => other.close());
+    other.prepare('BEGIN IMMEDIATE').run();
+    const create = fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'w1' }), body: JSON.stringify({ type: 'clip', transcript: 'waits for the lock' }) });
+    let createdAt: number | undefined;
+    void create.then(() => (createdAt = performance.now()));
+    await new Promise((r) => setTimeout(r, 200)); // the create reached the writer and waits on the lock
+    const t0 = performance.now();
+    const health = await fetch(`${s.url}/healthz`);
+    const list = await fetch(`${s.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } });
+    const readsTook = performance.now() - t0;
+    assert.equal(health.status, 200);
+    assert.equal(list.status, 200);
+    assert.equal(createdAt, undefined, 'the create is still waiting');
+    // busy_timeout is 5 s: in one thread, the reads would have waited for the create's lock wait.
+    assert.ok(readsTook < 1_000, `reads took ${readsTook} ms while a write waited`);
+    other.prepare('COMMIT').run();
+    const created = await create;
+    assert.equal(created.status, 201);
+    const { recording } = (await created.json()) as { recording: { id: string } };
+    // Read your write: the main thread's connection sees the commit the answer reported.
+    assert.equal((await fetch(`${s.url}/api/v2/recordings/${recording.id}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+  });
+
+  it('answers a forwarded write exactly as in process: the request id, the rate-limit headers, errors in the envelope', async (t) => {
+    const s = await serveInProcess(t, { rateLimit: 50 });
+    const { key } = s.account();
+    const ok = await fetch(`${s.url}/api/v2/recordings`, {
+      method: 'POST',
+      headers: json(key, { 'idempotency-key': 'h1', 'x-request-id': 'client-chosen-1' }),
+      body: JSON.stringify({ type: 'memo', title: 'Standup', transcript: 'notes' }),
+    });
+    assert.equal(ok.status, 201);
+    assert.equal(ok.headers.get('x-request-id'), 'client-chosen-1');
+    assert.equal(ok.headers.get('ratelimit-limit'), '50');
+    assert.equal(ok.headers.get('ratelimit-remaining'), '49');
+    assert.match(ok.headers.get('location') ?? '', /^\/api\/v2\/recordings\/rec_/);
+    assert.equal(ok.headers.get('etag'), '"1"');
+    // The same request again: the writer's idempotency answers the same recording.
+    const again = await fetch(`${s.url}/api/v2/recordings`, {
+      method: 'POST',
+      headers: json(key, { 'idempotency-key': 'h1' }),
+      body: JSON.stringify({ type: 'memo', title: 'Standup', transcript: 'notes' }),
+    });
+    assert.equal(((await again.json()) as { recording: { id: string } }).recording.id, ((await ok.json()) as { recording: { id: string } }).recording.id);
+    assert.equal(again.headers.get('ratelimit-remaining'), '48', 'every forwarded write is counted once, here');
+
+    const bad = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'h2' }), body: '{"type":"tape"}' });
+    assert.equal(bad.status, 400);
+    const error = (await bad.json()) as { error: { code: string; message: string } };
+    assert.equal(error.error.code, 'invalid_request');
+    assert.match(error.error.message, /^body\.type/);
+    assert.match(bad.headers.get('x-request-id') ?? '', /^req_/);
+
+    const huge = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'h3' }), body: JSON.stringify({ type: 'clip', transcript: 'x'.repeat(1_600_000) }) });
+    assert.equal(huge.status, 413);
+    assert.equal(((await huge.json()) as { error: { code: string } }).error.code, 'payload_too_large');
+
+    const nobody = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(nobody.status, 401);
+  });
+
+  it('a session cookie write is checked against the Origin and answered with the cookie sign-in sets', async (t) => {
+    const s = await serveInProcess(t);
+    s.account('correct horse battery');
+    const signIn = await fetch(`${s.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: s.url }, body: JSON.stringify({ account: 'observer', password: 'correct horse battery' }) });
+    assert.equal(signIn.status, 200, await signIn.clone().text());
+    const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('reclib_session='));
+    assert.ok(cookie, 'the writer thread\'s Set-Cookie reaches the client');
+    const session = cookie.split(';')[0]!;
+    const crossSite = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: { cookie: session, origin: 'https://evil.example', 'content-type': 'application/json', 'idempotency-key': 'c1' }, body: '{"type":"clip"}' });
+    assert.equal(crossSite.status, 403);
+    const sameSite = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: { cookie: session, origin: s.url, 'content-type': 'application/json', 'idempotency-key': 'c1' }, body: '{"type":"clip","transcript":"from the web app"}' });
+    assert.equal(sameSite.status, 201);
+  });
+
+  it('the thread says after each commit that the file changed; a thread that dies is started again, and writes get 503 until it is back', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account();
+    const thread = s.server.writerThread!;
+    await thread.ready;
+    let commits = 0;
+    const hooks = (thread as unknown as { hooks: { committed(): void } }).hooks;
+    const committed = hooks.committed;
+    hooks.committed = () => {
+      commits++;
+      committed();
+    };
+    const r = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'd1' }), body: '{"type":"clip","transcript":"one"}' });
+    assert.equal(r.status, 201);
+    for (let i = 0; i < 100 && commits === 0; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.ok(commits >= 1, 'a commit message arrived');
+
+    // A thread that dies (terminated here while idle: inside SQLite, that would take the process
+    // down) is started again; meanwhile writes are refused with a 503 that says to retry.
+    await (thread as unknown as { thread: { terminate(): Promise<number> } }).thread.terminate();
+    const cut = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'd2' }), body: '{"type":"clip","transcript":"two"}' });
+    assert.equal(cut.status, 503);
+    assert.equal(cut.headers.get('retry-after'), '1');
+    assert.equal(((await cut.json()) as { error: { code: string } }).error.code, 'unavailable');
+    let again: Response | undefined;
+    for (let i = 0; i < 100; i++) {
+      again = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'd2' }), body: '{"type":"clip","transcript":"two"}' });
+      if (again.status !== 503) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal(again?.status, 201, 'the restarted thread takes the retry');
+  });
+});
