@@ -40,7 +40,7 @@ await build({
 await build({ ...nodeBundle, entryPoints: ['src/db/checkpointer-worker.ts'], outfile: 'dist/checkpointer-worker.mjs' });
 await build({ ...nodeBundle, entryPoints: ['src/observe/library-count-worker.ts'], outfile: 'dist/library-count-worker.mjs' });
 
-/** The budget of issue 13: all JavaScript the browser downloads, gzipped. */
+/** The most JavaScript the browser may download, gzipped: the app must start quickly on a phone on a slow network. */
 const JS_BUDGET_GZIP = 60 * 1024;
 const APP_DIR = 'dist/app';
 fs.rmSync(APP_DIR, { recursive: true, force: true });

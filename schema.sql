@@ -78,12 +78,12 @@ CREATE TABLE IF NOT EXISTS webhooks (
   rules        TEXT,                          -- JSON { prefix?, captureInput?, kind? } or null
   status       TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
   created_at   INTEGER NOT NULL,
-  created_seq  INTEGER NOT NULL DEFAULT 0,    -- unused, no longer written (dropping it needs a migration)
+  created_seq  INTEGER NOT NULL DEFAULT 0,    -- unused, unwritten: dropping a column needs a migration
   disabled_at  INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhooks_account ON webhooks(account_id, status);
 
--- Webhook deliveries: the outbox (issue 4). A row is written in the same transaction as the event
+-- Webhook deliveries: the outbox. A row is written in the same transaction as the event
 -- (or rule match, or manual send) that causes it, so nothing saved goes unannounced; the scheduler
 -- sends it after commit. One row per (subscription, event); retries reuse the row and its body.
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -135,8 +135,8 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
 -- The per-minute claim limit counts attempts started in the last 60 s.
 CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts(started_at);
 
--- Capture-rule evaluations (issue 5, text mode): one row per (native capture, rule subscription)
--- whose outcome is not decided yet. Created when the capture is admitted, for the rule
+-- Capture-rule evaluations (text mode): one row per (native capture, rule subscription) whose
+-- outcome is not decided yet. Created when the capture is admitted, for the rule
 -- subscriptions active then (so a rule counts captures from its creation on); decided on the first
 -- nonempty transcript and, for a captureInput condition, on the capture metadata; deleted once
 -- decided (a delivery is queued, or the rule does not match). A row that waits for the capture

@@ -1,8 +1,8 @@
-// Runs before `npm test`: the browser tests (test/browser/) drive Debian's chromium, and the
-// power-loss tests (test/ops/) record a process's writes with strace; a fresh machine may have
-// neither. As root with apt-get (CI, a container, the project's machines) the missing ones are
-// installed; otherwise this says what to do (the browser tests then fail with the same advice,
-// the strace tests are skipped).
+// Runs before `npm test`: the browser tests (test/web/browser/) drive Debian's chromium, and the
+// power-loss tests (test/db/power-loss.test.ts) record a process's writes with strace; a fresh
+// machine may have neither. As root with apt-get (CI, a container, the project's machines) the
+// missing ones are installed; otherwise this says what to do (the browser tests then fail with the
+// same advice, the strace tests are skipped).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 

@@ -1,6 +1,6 @@
 // `reclib backup --to FILE` and `reclib restore --from FILE` (docs/decisions.md §11).
 import type { Command } from 'commander';
-import { loadConfig } from '../config';
+import { DEFAULT_DB, loadConfig } from '../config';
 import { backupDatabase, BackupError } from '../db/backup';
 import { restoreDatabase, RestoreError } from '../db/restore';
 import { CliError, fail, print, type CommonOpts } from './output';
@@ -31,7 +31,7 @@ export function registerBackupCommands(program: Command): void {
     .command('restore')
     .description('replace the database and its master secret with a backup; the server must be stopped')
     .requiredOption('--from <file>', 'a backup made by reclib backup (FILE.secret must be beside it)')
-    .option('--db <file>', 'SQLite database file to restore into (env RECLIB_DB, default ./data/reclib.db)')
+    .option('--db <file>', `SQLite database file to restore into (env RECLIB_DB, default ${DEFAULT_DB})`)
     .option('--master-secret-file <file>', 'where the master secret goes (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
     .option('--json', 'print exactly one JSON object on stdout')
     .action(async (opts: CommonOpts & { from: string }) => {

@@ -1,6 +1,6 @@
 // `reclib serve`
 import type { Command } from 'commander';
-import { loadConfig, type ConfigFlags } from '../config';
+import { DEFAULT_DB, loadConfig, type ConfigFlags } from '../config';
 import { firstRunHint, startServer } from '../server';
 import { fail, print } from './output';
 
@@ -8,7 +8,7 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('start the HTTP API and the webhook delivery scheduler')
-    .option('--db <file>', 'SQLite database file (RECLIB_DB; default ./data/reclib.db)')
+    .option('--db <file>', `SQLite database file (RECLIB_DB; default ${DEFAULT_DB})`)
     .option('--host <host>', 'listen address (RECLIB_HOST; default 127.0.0.1)')
     .option('--port <n>', 'listen port, 0 picks a free one (RECLIB_PORT or PORT; default 8080)')
     .option('--public-url <url>', 'public origin used for fetchUrl (RECLIB_PUBLIC_URL; default http://HOST:PORT)')

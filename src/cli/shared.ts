@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { loadConfig, type ConfigFlags } from '../config';
+import { DEFAULT_DB, loadConfig, type ConfigFlags } from '../config';
 import { openRuntime } from '../runtime';
 import type { Services } from '../services';
 import { CliError, fail, type CommonOpts } from './output';
@@ -15,7 +15,7 @@ export const commaList = (s: string): string[] => s.split(',').map((x) => x.trim
 /** Adds --db, --durability and --json to a leaf command. */
 export const common = (cmd: Command): Command =>
   cmd
-    .option('--db <file>', 'SQLite database file (env RECLIB_DB, default ./data/reclib.db)')
+    .option('--db <file>', `SQLite database file (env RECLIB_DB, default ${DEFAULT_DB})`)
     .option('--durability <mode>', 'full | normal, as for serve (RECLIB_DURABILITY; default full)')
     .option('--json', 'print exactly one JSON object on stdout (errors as {"error":{"code","message"}} on stderr)');
 

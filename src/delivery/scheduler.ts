@@ -34,10 +34,6 @@ const INTERRUPTED = 'interrupted: no outcome was recorded before the lease ran o
 /** Long enough that a live worker always finishes first: the send is cut at timeoutMs. */
 export const leaseMs = (timeoutMs: number): number => 2 * timeoutMs + 1_000;
 
-export interface SchedulerOptions {
-  log?: (line: string) => void;
-}
-
 /** How a delivery's attempt ended (or how a claim closed it), for the log and /metrics. */
 export interface DeliveryReport {
   deliveryId: string;
@@ -79,7 +75,6 @@ export class DeliveryScheduler implements Worker {
     private readonly core: Core,
     private readonly deliveries: DeliveryStore,
     private readonly webhooks: WebhookStore,
-    private readonly options: SchedulerOptions = {},
   ) {}
 
   /** Production mode: a timer plus nudges. Tests leave it stopped and call tick()/processAll(). */
@@ -276,7 +271,7 @@ export class DeliveryScheduler implements Worker {
   }
 
   private log(line: string): void {
-    (this.options.log ?? console.error)(line);
+    console.error(line);
   }
 }
 

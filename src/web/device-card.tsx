@@ -1,8 +1,10 @@
 // One device's input settings. The revision read with them goes back as If-Match; a 412 means
 // someone else saved first, and the form offers to reload.
 import { useState } from 'preact/hooks';
-import { api, ApiError, describeError } from './api';
+import { ConflictAlert, ErrorAlert } from './alerts';
+import { api } from './api';
 import type { Device, Inputs } from './api-types';
+import { failedSave, SaveActions, type SaveState } from './form-actions';
 import { LoadError, Loading } from './states';
 import { useLoad } from './use-load';
 import { inputLabel, INPUT_NAMES } from './vocabulary';
@@ -12,7 +14,7 @@ const MODEL_NAMES: Record<Device['model'], string> = { ring: 'Ring', pin: 'Pin',
 export function DeviceCard({ device }: { device: Device }) {
   const loaded = useLoad(() => api.deviceSettings(device.id), [device.id]);
   const [draft, setDraft] = useState<Inputs | null>(null);
-  const [state, setState] = useState<{ kind: 'idle' | 'saving' | 'saved' | 'conflict' } | { kind: 'error'; message: string }>({ kind: 'idle' });
+  const [state, setState] = useState<SaveState>({ kind: 'idle' });
   const titleId = `device-${device.id}`;
   const settings = loaded.value;
   const inputs = draft ?? settings?.inputs ?? {};
@@ -27,7 +29,7 @@ export function DeviceCard({ device }: { device: Device }) {
       setDraft(null);
       setState({ kind: 'saved' });
     } catch (err) {
-      setState(err instanceof ApiError && err.status === 412 ? { kind: 'conflict' } : { kind: 'error', message: describeError(err) });
+      setState(failedSave(err));
     }
   };
   const reload = () => {
@@ -47,18 +49,11 @@ export function DeviceCard({ device }: { device: Device }) {
       ) : (
         <form onSubmit={save}>
           {state.kind === 'conflict' && (
-            <div class="alert" role="alert">
+            <ConflictAlert onReload={reload}>
               <p>These settings were changed elsewhere since you opened them; yours were not saved.</p>
-              <button type="button" class="button" onClick={reload}>
-                Reload
-              </button>
-            </div>
+            </ConflictAlert>
           )}
-          {state.kind === 'error' && (
-            <p class="alert" role="alert">
-              {state.message}
-            </p>
-          )}
+          {state.kind === 'error' && <ErrorAlert message={state.message} />}
           <div class="inputs">
             {INPUT_NAMES.filter((name) => settings.inputs[name] !== undefined).map((name) => (
               <label key={name} class="field inline">
@@ -78,14 +73,7 @@ export function DeviceCard({ device }: { device: Device }) {
               </label>
             ))}
           </div>
-          <div class="actions">
-            <button type="submit" class="button primary" disabled={state.kind === 'saving'}>
-              Save
-            </button>
-            <span role="status" class="save-state">
-              {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved' : draft ? 'Unsaved changes' : ''}
-            </span>
-          </div>
+          <SaveActions state={state} unsaved={draft !== null} />
         </form>
       )}
     </section>

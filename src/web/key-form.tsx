@@ -1,6 +1,8 @@
 // Creating an API key: Name, one checkbox per permission (labelled with its name), Expiry (days).
 import { useState } from 'preact/hooks';
+import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
+import { CreateActions } from './form-actions';
 import { PERMISSIONS } from './vocabulary';
 
 export function KeyForm({ onCreated, onCancel }: { onCreated: (secret: string) => void; onCancel: () => void }) {
@@ -29,11 +31,7 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (secret: string) =
   return (
     <form class="card form" onSubmit={submit} aria-labelledby="key-form-title">
       <h2 id="key-form-title">New API key</h2>
-      {error && (
-        <p class="alert" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <label class="field">
         <span>Name</span>
         <input value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. Phone app" autoFocus />
@@ -53,14 +51,7 @@ export function KeyForm({ onCreated, onCancel }: { onCreated: (secret: string) =
         <span>Expiry (days)</span>
         <input type="number" inputMode="numeric" min={1} max={365} value={expiry} onInput={(e) => setExpiry(e.currentTarget.value)} />
       </label>
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={busy}>
-          Create
-        </button>
-        <button type="button" class="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <CreateActions busy={busy} onCancel={onCancel} />
     </form>
   );
 }

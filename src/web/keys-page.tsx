@@ -1,5 +1,6 @@
 // API keys: create (secret shown once), a table of keys with last use, Revoke per row.
 import { useState } from 'preact/hooks';
+import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
 import type { ApiKey } from './api-types';
 import { KeyForm } from './key-form';
@@ -47,11 +48,7 @@ export function KeysPage() {
         />
       )}
       {mode.kind === 'secret' && <SecretBox what="API key" secret={mode.secret} onDone={() => setMode({ kind: 'list' })} />}
-      {error && (
-        <p class="alert" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       {!keys ? (
         loaded.error !== undefined ? <LoadError what="your keys" error={loaded.error} retry={loaded.reload} /> : <Loading what="your keys" />
       ) : keys.length === 0 ? (

@@ -1,6 +1,7 @@
 // The library: newest first, grouped by day, searched as one types (debounced; a late answer to
 // an older query is dropped), filtered by type, device and status, paged with Load more.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
 import type { Device, Recording } from './api-types';
 import { LibraryFilters, NO_FILTERS, type Filters } from './library-filters';
@@ -156,11 +157,7 @@ export function LibraryPage() {
               </div>
             </section>
           ))}
-          {moreError && (
-            <p class="alert" role="alert">
-              {moreError}
-            </p>
-          )}
+          <ErrorAlert message={moreError} />
           {page.nextCursor && (
             <div class="load-more">
               <button type="button" class="button" onClick={loadMore} disabled={loadingMore}>

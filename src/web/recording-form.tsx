@@ -1,8 +1,10 @@
 // Editing a recording: Title, Transcript, Summary, Pinned, saved with If-Match. A save over a newer
 // revision (412) shows an alert with Reload and overwrites nothing.
 import { useState } from 'preact/hooks';
-import { api, ApiError, describeError } from './api';
+import { ConflictAlert, ErrorAlert } from './alerts';
+import { api } from './api';
 import type { Recording } from './api-types';
+import { failedSave, SaveActions, type SaveState } from './form-actions';
 
 type Draft = Pick<Recording, 'title' | 'transcript' | 'summary' | 'pinned'>;
 
@@ -17,7 +19,7 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
   onDelete: () => void;
 }) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(recording));
-  const [state, setState] = useState<{ kind: 'idle' | 'saving' | 'saved' | 'conflict' } | { kind: 'error'; message: string }>({ kind: 'idle' });
+  const [state, setState] = useState<SaveState>({ kind: 'idle' });
   const set = (patch: Partial<Draft>) => {
     setDraft({ ...draft, ...patch });
     if (state.kind === 'saved') setState({ kind: 'idle' });
@@ -38,29 +40,21 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
       setDraft(draftOf(saved));
       setState({ kind: 'saved' });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 412) setState({ kind: 'conflict' });
-      else setState({ kind: 'error', message: describeError(err) });
+      setState(failedSave(err));
     }
   };
 
   return (
     <form class="card recording-form" onSubmit={save}>
       {state.kind === 'conflict' && (
-        <div class="alert conflict" role="alert">
+        <ConflictAlert onReload={onReload} extraClass="conflict">
           <p>
             This recording was changed elsewhere after you opened it. Your edits were not saved, and nothing was overwritten. Reload to see the
             latest version (your edits here will be replaced).
           </p>
-          <button type="button" class="button" onClick={onReload}>
-            Reload
-          </button>
-        </div>
+        </ConflictAlert>
       )}
-      {state.kind === 'error' && (
-        <p class="alert" role="alert">
-          {state.message}
-        </p>
-      )}
+      {state.kind === 'error' && <ErrorAlert message={state.message} />}
       <label class="field">
         <span>Title</span>
         <input value={draft.title} onInput={(e) => set({ title: e.currentTarget.value })} placeholder="Add a title" />
@@ -78,14 +72,7 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
         <span>Pinned</span>
       </label>
       <div class="actions split">
-        <div class="actions">
-          <button type="submit" class="button primary" disabled={state.kind === 'saving'}>
-            Save
-          </button>
-          <span class="save-state" role="status">
-            {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved' : changed.length > 0 ? 'Unsaved changes' : ''}
-          </span>
-        </div>
+        <SaveActions state={state} unsaved={changed.length > 0} />
         <button type="button" class="button danger-outline" onClick={onDelete} aria-hidden={confirming ? 'true' : undefined}>
           Delete
         </button>

@@ -1,5 +1,6 @@
 // One recording: its facts, the edit form, deletion behind a dialog, and its webhook deliveries.
 import { useEffect, useState } from 'preact/hooks';
+import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
 import type { Recording } from './api-types';
 import { ConfirmDialog } from './confirm-dialog';
@@ -67,11 +68,7 @@ export function RecordingPage({ id }: { id: string }) {
         <h1 id="recording-title">{displayTitle(r)}</h1>
         <Facts recording={r} />
       </header>
-      {deleteError && (
-        <p class="alert" role="alert">
-          {deleteError}
-        </p>
-      )}
+      <ErrorAlert message={deleteError} />
       <RecordingForm
         key={`${r.id}-${formKey}`}
         recording={r}

@@ -1,6 +1,7 @@
 // The sign-in form (docs/decisions.md §8): Account (name or id) and Password; a failure is an alert and the
 // form stays.
 import { useState } from 'preact/hooks';
+import { ErrorAlert } from './alerts';
 import { api, ApiError, describeError } from './api';
 
 function failureText(e: unknown): string {
@@ -45,11 +46,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?
             {notice}
           </p>
         )}
-        {error && (
-          <p class="alert" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorAlert message={error} />
         <label class="field">
           <span>Account</span>
           <input name="account" autoComplete="username" value={account} onInput={(e) => setAccount(e.currentTarget.value)} autoFocus />

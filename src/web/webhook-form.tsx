@@ -1,8 +1,10 @@
 // Creating a webhook subscription: URL, event checkboxes (labelled with the event names), Payload
 // mode, and for text mode the capture-rule fields. A refused URL shows the server's message.
 import { useState } from 'preact/hooks';
+import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
 import type { WebhookRules } from './api-types';
+import { CreateActions } from './form-actions';
 import { EVENT_TYPES, inputLabel, INPUT_NAMES } from './vocabulary';
 
 export function WebhookForm({ onCreated, onCancel }: { onCreated: (secret: string) => void; onCancel: () => void }) {
@@ -41,11 +43,7 @@ export function WebhookForm({ onCreated, onCancel }: { onCreated: (secret: strin
   return (
     <form class="card form" onSubmit={submit} aria-labelledby="webhook-form-title">
       <h2 id="webhook-form-title">New webhook</h2>
-      {error && (
-        <p class="alert" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorAlert message={error} />
       <label class="field">
         <span>URL</span>
         <input inputMode="url" autoComplete="off" spellcheck={false} value={url} onInput={(e) => setUrl(e.currentTarget.value)} placeholder="https://example.com/hooks/reclib" autoFocus />
@@ -103,14 +101,7 @@ export function WebhookForm({ onCreated, onCancel }: { onCreated: (secret: strin
           </div>
         </fieldset>
       )}
-      <div class="actions">
-        <button type="submit" class="button primary" disabled={busy}>
-          Create
-        </button>
-        <button type="button" class="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <CreateActions busy={busy} onCancel={onCancel} />
     </form>
   );
 }

@@ -2,7 +2,7 @@
 // file to skip PRAGMA data_version between commits. That header is SQLite's shared-memory format
 // (https://sqlite.org/walformat.html), not an API: these tests pin the layout the watch relies on,
 // so that a better-sqlite3 upgrade that brings a SQLite with another layout fails here, by name,
-// instead of silently keeping a revoked key valid (test/request-fast-path.test.ts checks that
+// instead of silently keeping a revoked key valid (test/services/principal-cache.test.ts checks that
 // behaviour itself).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

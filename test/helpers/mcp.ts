@@ -1,10 +1,8 @@
 // The MCP SDK's own client against a harness served on a real socket (port 0), for the /mcp tests.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createNodeServer } from '../../src/http/node-server';
 import type { Harness } from './harness';
+import { listening } from './node-server';
 
 export interface Served {
   url: string;
@@ -13,21 +11,8 @@ export interface Served {
 
 /** Serves the harness's app on 127.0.0.1 at a free port. */
 export async function serve(h: Harness): Promise<Served> {
-  // On main createNodeServer also takes connection timeouts (the Config has them), and
-  // test/helpers/node-server.ts `listening()` does what this does; this form compiles on both sides
-  // of the merge (an extra argument is ignored where the function takes two).
-  const create = createNodeServer as (fetch: Harness['app']['fetch'], hostname: string, timeouts?: unknown) => Server;
-  const server = create(h.app.fetch, '127.0.0.1', h.config);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { port, close } = await listening(h.app.fetch, h.config);
+  return { url: `http://127.0.0.1:${port}`, close };
 }
 
 /** An SDK client connected to URL/mcp with the token as its bearer credential. */

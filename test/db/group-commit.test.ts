@@ -1,0 +1,246 @@
+// Group commit (src/db/writer.ts writeGrouped): concurrent request writes share one transaction,
+// each in its own savepoint, and behave as if each had run alone.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { GROUP_DELAY_AFTER, MAX_GROUP, Writer } from '../../src/db/writer';
+import { harness, type Harness } from '../helpers/harness';
+
+const tmpFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-group-')), 'g.db');
+
+/** A plain database with one table, in a file so a second connection can look at it. */
+function scratch(file = tmpFile()) {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.exec(`CREATE TABLE items (name TEXT NOT NULL UNIQUE);
+    CREATE TABLE parents (id INTEGER PRIMARY KEY);
+    CREATE TABLE children (parent INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);`);
+  const insert = db.prepare<[string]>('INSERT INTO items (name) VALUES (?)');
+  const names = () => db.prepare<[], { name: string }>('SELECT name FROM items ORDER BY rowid').all().map((r) => r.name);
+  return { db, file, writer: new Writer(db), add: (name: string) => insert.run(name), names };
+}
+
+describe('Writer.writeGrouped', () => {
+  test('under concurrent writes the next group waits GROUP_DELAY_MS and takes in writes that arrive meanwhile; a lone writer, or the first after a quiet spell, never waits', async () => {
+    const s = scratch();
+    // A 50 ms wait instead of GROUP_DELAY_MS, so a loaded test machine cannot fire the timer
+    // before the 'late' writes are queued one event-loop turn later.
+    const writer = new Writer(s.db, 50);
+    s.writer = writer;
+    let transactions = 0;
+    s.writer.beforeCommit(() => transactions++);
+    // A lone write: committed on the next macrotask, before any timer could fire.
+    let alone = false;
+    const lone = s.writer.writeGrouped(() => s.add('lone')).then(() => (alone = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(alone, true, 'a write after a group of 1 is not delayed');
+    await lone;
+    // A busy group makes the next one wait.
+    await Promise.all(Array.from({ length: GROUP_DELAY_AFTER }, (_, i) => s.writer.writeGrouped(() => s.add(`busy${i}`))));
+    const before = transactions;
+    const early = [s.writer.writeGrouped(() => s.add('early1')), s.writer.writeGrouped(() => s.add('early2'))];
+    await new Promise((resolve) => setImmediate(resolve)); // a later turn of the event loop, < GROUP_DELAY_MS
+    const late = [s.writer.writeGrouped(() => s.add('late1')), s.writer.writeGrouped(() => s.add('late2'))];
+    await Promise.all([...early, ...late]);
+    assert.equal(transactions - before, 1, 'the four writes shared one transaction');
+    assert.deepEqual(s.names().slice(-4), ['early1', 'early2', 'late1', 'late2']);
+    // After a quiet spell, the first write is not delayed by the busy group before it.
+    await Promise.all(Array.from({ length: GROUP_DELAY_AFTER }, (_, i) => s.writer.writeGrouped(() => s.add(`burst${i}`))));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    let quick = false;
+    const after = s.writer.writeGrouped(() => s.add('after-quiet')).then(() => (quick = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(quick, true, 'committed on the next macrotask');
+    await after;
+  });
+
+  test('writes queued in the same turn commit in one transaction and resolve in order with their own results', async () => {
+    const s = scratch();
+    const other = new Database(s.file);
+    const seenByOther: number[] = [];
+    const order: string[] = [];
+    const grouped = ['a', 'b', 'c'].map((name) =>
+      s.writer.writeGrouped(() => {
+        s.add(name);
+        // Another connection sees nothing until the whole group commits.
+        seenByOther.push(other.prepare('SELECT count(*) FROM items').pluck().get() as number);
+        return name.toUpperCase();
+      }).then((value) => {
+        order.push(value);
+        return value;
+      }),
+    );
+    assert.deepEqual(s.names(), [], 'nothing runs before the next macrotask');
+    assert.deepEqual(await Promise.all(grouped), ['A', 'B', 'C']);
+    assert.deepEqual(order, ['A', 'B', 'C']);
+    assert.deepEqual(seenByOther, [0, 0, 0]);
+    assert.deepEqual(s.names(), ['a', 'b', 'c']);
+  });
+
+  test('an error in one grouped write rolls back only its own writes and rejects only its promise', async () => {
+    const s = scratch();
+    const hooks: string[] = [];
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c'].map((name) =>
+        s.writer.writeGrouped(() => {
+          s.add(name);
+          s.writer.onCommit(() => hooks.push(name));
+          // Nested write() joins this member's savepoint, so its row goes with it.
+          s.writer.write(() => s.add(`${name}2`));
+          if (name === 'b') throw new Error('b failed');
+          return name;
+        }),
+      ),
+    );
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal((results[1] as PromiseRejectedResult).reason.message, 'b failed');
+    assert.deepEqual(s.names(), ['a', 'a2', 'c', 'c2']);
+    assert.deepEqual(hooks, ['a', 'c'], 'the failed member’s onCommit hooks never run');
+  });
+
+  test('a failing COMMIT rejects every member and saves nothing; the next group works', async () => {
+    const s = scratch();
+    const hooks: string[] = [];
+    const results = await Promise.allSettled([
+      s.writer.writeGrouped(() => {
+        s.add('a');
+        s.writer.onCommit(() => hooks.push('a'));
+      }),
+      // A deferred foreign key is checked only at COMMIT (a savepoint release does not check it).
+      s.writer.writeGrouped(() => s.db.prepare('INSERT INTO children (parent) VALUES (42)').run()),
+      s.writer.writeGrouped(() => s.add('c')),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+    for (const r of results) assert.equal((r as PromiseRejectedResult).reason.code, 'SQLITE_CONSTRAINT_FOREIGNKEY');
+    assert.deepEqual(s.names(), []);
+    assert.deepEqual(hooks, []);
+    assert.equal(s.db.inTransaction, false);
+    assert.equal(await s.writer.writeGrouped(() => s.add('d').changes), 1);
+    assert.deepEqual(s.names(), ['d']);
+  });
+
+  test('a BEGIN that cannot get the write lock rejects every member with SQLITE_BUSY', async () => {
+    const s = scratch();
+    s.db.pragma('busy_timeout = 0');
+    const other = new Database(s.file);
+    other.exec('BEGIN IMMEDIATE');
+    const results = await Promise.allSettled([s.writer.writeGrouped(() => s.add('a')), s.writer.writeGrouped(() => s.add('b'))]);
+    assert.deepEqual(results.map((r) => r.status === 'rejected' && r.reason.code), ['SQLITE_BUSY', 'SQLITE_BUSY']);
+    other.exec('ROLLBACK');
+    await s.writer.writeGrouped(() => s.add('c'));
+    assert.deepEqual(s.names(), ['c']);
+  });
+
+  test('when SQLite ends the transaction inside a member, the members that ran are rejected and the rest run in the next group', async () => {
+    const s = scratch();
+    const results = await Promise.allSettled([
+      s.writer.writeGrouped(() => s.add('a')),
+      // Stands in for an error after which SQLite has rolled the whole transaction back (e.g. SQLITE_FULL).
+      s.writer.writeGrouped(() => {
+        s.add('b');
+        s.db.exec('ROLLBACK');
+      }),
+      s.writer.writeGrouped(() => s.add('c')),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'fulfilled']);
+    assert.deepEqual(s.names(), ['c']);
+  });
+
+  test(`a group holds at most ${MAX_GROUP} writes; the rest commit in the next one`, async () => {
+    const s = scratch();
+    const other = new Database(s.file);
+    const visible: number[] = [];
+    await Promise.all(
+      Array.from({ length: MAX_GROUP + 2 }, (_, i) =>
+        s.writer.writeGrouped(() => {
+          s.add(`n${i}`);
+          visible.push(other.prepare('SELECT count(*) FROM items').pluck().get() as number);
+        }),
+      ),
+    );
+    assert.deepEqual([...new Set(visible)], [0, MAX_GROUP]);
+    assert.equal(s.names().length, MAX_GROUP + 2);
+  });
+
+  test('writeGrouped inside a transaction is refused (write() joins instead)', () => {
+    const s = scratch();
+    assert.throws(() => s.writer.write(() => s.writer.writeGrouped(() => 1)), /inside a transaction/);
+  });
+});
+
+const HOOK = 'https://hooks.example.com/reclib';
+const body = (title: string) => ({ type: 'memo', title, transcript: `${title} transcript zqwertyish` });
+
+function create(h: Harness, token: string, key: string, title: string) {
+  return h.req('POST', '/api/v2/recordings', { token, headers: { 'idempotency-key': key }, body: body(title) });
+}
+
+const count = (h: Harness, sql: string, ...args: unknown[]) => h.services.core.db.prepare(sql).pluck().get(...args) as number;
+
+describe('grouped HTTP writes', () => {
+  test('concurrent creates share one commit; one failing create leaves no row, event, delivery, FTS entry, term or idempotency key', async () => {
+    const h = harness();
+    const token = h.key();
+    await h.services.webhooks.create(h.accountId, { url: HOOK, events: ['recording.created'] });
+    // Fails after the row, its key, its events, its outbox rows, its FTS entry and its terms were written.
+    let armed = true;
+    h.services.recordings.onChange((_before, after) => {
+      if (armed && after.title === 'boom') throw new Error('listener failed');
+    });
+    const [a, boom, c] = await Promise.all([create(h, token, 'k-a', 'alpha'), create(h, token, 'k-b', 'boom'), create(h, token, 'k-c', 'gamma')]);
+    assert.deepEqual([a.status, boom.status, c.status], [201, 500, 201]);
+    assert.equal(count(h, 'SELECT count(*) FROM recordings'), 2);
+    assert.equal(count(h, "SELECT count(*) FROM recordings WHERE title = 'boom'"), 0);
+    // created + transcript_ready for each committed create, with their deliveries; none for boom.
+    assert.equal(count(h, 'SELECT count(*) FROM events'), 4);
+    assert.equal(count(h, "SELECT count(*) FROM events WHERE type = 'recording.created'"), 2);
+    assert.equal(count(h, 'SELECT count(*) FROM deliveries'), 2);
+    assert.equal(count(h, "SELECT count(*) FROM recording_keys WHERE key = 'k-b'"), 0);
+    assert.equal(count(h, "SELECT count(*) FROM recordings_fts WHERE recordings_fts MATCH 'boom'"), 0);
+    assert.equal(count(h, "SELECT count(*) FROM recordings_fts WHERE recordings_fts MATCH 'zqwertyish'"), 2);
+    assert.deepEqual(h.services.recordings.terms.expansions('boo', 5), []);
+    armed = false;
+
+    // The key was not kept: the same request later creates (201), it is not a replay.
+    const retry = await create(h, token, 'k-b', 'boom2');
+    assert.equal(retry.status, 201);
+    // The failed create's words were not remembered as stored: a later text with them stores them.
+    const later = await h.req('POST', '/api/v2/recordings', { token, headers: { 'idempotency-key': 'k-d' }, body: { type: 'clip', title: 'boom' } });
+    assert.equal(later.status, 201);
+    assert.deepEqual(h.services.recordings.terms.expansions('boo', 5), ['boom', 'boom2']);
+    const search = await h.req('GET', '/api/v2/recordings?q=boo', { token });
+    assert.deepEqual(search.json.recordings.map((r: { title: string }) => r.title).sort(), ['boom', 'boom2']);
+  });
+
+  test('the same Idempotency-Key twice in one group: the second is a replay of the first', async () => {
+    const h = harness();
+    const token = h.key();
+    const [first, second] = await Promise.all([create(h, token, 'same', 'one'), create(h, token, 'same', 'one')]);
+    assert.equal(first.status, 201);
+    assert.equal(second.status, 200);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.equal(second.json.recording.id, first.json.recording.id);
+    assert.equal(count(h, 'SELECT count(*) FROM recordings'), 1);
+  });
+
+  test('grouped PATCH and DELETE of different recordings commit together with their events; a stale one is 412 alone', async () => {
+    const h = harness();
+    const token = h.key();
+    const ids: string[] = [];
+    for (const k of ['1', '2', '3']) ids.push((await create(h, token, k, `t${k}`)).json.recording.id);
+    const eventsBefore = count(h, 'SELECT count(*) FROM events');
+    const [patched, stale, deleted] = await Promise.all([
+      h.req('PATCH', `/api/v2/recordings/${ids[0]}`, { token, headers: { 'if-match': '"1"' }, body: { title: 'edited' } }),
+      h.req('PATCH', `/api/v2/recordings/${ids[1]}`, { token, headers: { 'if-match': '"7"' }, body: { title: 'never' } }),
+      h.req('DELETE', `/api/v2/recordings/${ids[2]}`, { token, headers: { 'if-match': '"1"' } }),
+    ]);
+    assert.deepEqual([patched.status, stale.status, deleted.status], [200, 412, 204]);
+    assert.equal(patched.json.recording.revision, 2);
+    assert.equal(count(h, 'SELECT count(*) FROM events') - eventsBefore, 2);
+    assert.equal(count(h, "SELECT count(*) FROM recordings WHERE title = 'never'"), 0);
+  });
+});

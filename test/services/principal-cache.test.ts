@@ -1,0 +1,150 @@
+// The principal cache (src/services/principal-cache.ts): validated credentials are reused without
+// asking the database again, and without weakening revocation (also by another connection, such as
+// the admin CLI), expiry or lastUsedAt.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { FakeClock } from '../../src/clock';
+import { testConfig } from '../../src/config';
+import type { Core } from '../../src/context';
+import { CommitWatch } from '../../src/db/commit-watch';
+import { openDatabase } from '../../src/db/open';
+import { Writer } from '../../src/db/writer';
+import { createServices } from '../../src/services';
+import { harness } from '../helpers/harness';
+/** A second, independent connection to the same file: what the admin CLI is to the server. */
+function services(file: string, clock = new FakeClock()) {
+  const db = openDatabase(file);
+  const core: Core = { db, writer: new Writer(db, undefined, clock), clock, config: testConfig({ db: file }), masterSecret: randomBytes(32) };
+  return createServices(core);
+}
+
+describe('the principal cache never outlives a change to the credential', () => {
+  /** A key made by `cli` and validated (so cached) by `server`, then revoked by `cli`, after `between`. */
+  function revokedElsewhere(server: ReturnType<typeof services>, cli: ReturnType<typeof services>, between = () => {}) {
+    const account = cli.auth.createAccount('owner');
+    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read'] });
+    assert.equal(server.auth.authenticate(secret).credentialId, key.id);
+    assert.equal(server.auth.authenticate(secret).credentialId, key.id, 'served from the cache');
+    between();
+    cli.auth.revokeKey(account.id, key.id);
+    assert.throws(() => server.auth.authenticate(secret), /revoked/);
+  }
+  const tempDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-auth-')), 'a.db');
+
+  it('a key revoked by ANOTHER connection (the CLI) is refused on the very next request', () => {
+    const file = tempDb();
+    revokedElsewhere(services(file), services(file));
+  });
+
+  it('a key revoked by another connection right after that connection restarted the WAL is refused', () => {
+    const file = tempDb();
+    const cli = services(file);
+    // TRUNCATE empties the WAL, so the next commit starts it over with new salts and frame 1: the
+    // wal-index header is rewritten from scratch rather than moved on.
+    revokedElsewhere(services(file), cli, () => cli.core.db.pragma('wal_checkpoint(TRUNCATE)'));
+  });
+
+  it('between commits the cache is checked without asking SQLite for data_version', () => {
+    const file = tempDb();
+    const db = openDatabase(file);
+    let asked = 0;
+    const pragma = db.prepare<[], number>('PRAGMA data_version').pluck();
+    const watch = CommitWatch.of(db, () => {
+      asked++;
+      return pragma.get()!;
+    });
+    const first = watch.current();
+    for (let i = 0; i < 100; i++) assert.equal(watch.current(), first);
+    assert.equal(asked, 1, 'nothing was committed: the header alone answered');
+    // Our own commit moves the header: data_version is asked once, and (own commit) is unchanged.
+    db.exec('CREATE TABLE t (x)');
+    assert.equal(watch.current(), first);
+    assert.equal(asked, 2);
+    // Another connection's commit: asked again, and the answer changes.
+    const other = openDatabase(file);
+    other.exec('INSERT INTO t VALUES (1)');
+    assert.notEqual(watch.current(), first);
+    assert.equal(asked, 3);
+  });
+
+  it('a database opened through a symlink is watched at its real file (a stale -shm beside the link is ignored)', () => {
+    const real = tempDb();
+    const link = path.join(path.dirname(real), 'link.db');
+    services(real).core.db.close();
+    fs.symlinkSync(real, link);
+    fs.writeFileSync(`${link}-shm`, Buffer.alloc(32_768, 7)); // never changes
+    revokedElsewhere(services(link), services(real));
+  });
+
+  it('an in-memory database (no -shm file) asks data_version on every look', () => {
+    const db = openDatabase(':memory:');
+    let asked = 0;
+    const watch = CommitWatch.of(db, () => ++asked);
+    watch.current();
+    watch.current();
+    assert.equal(asked, 2);
+  });
+
+  it('a key revoked in this process, and an ended session, are refused on the next request', async () => {
+    const h = harness();
+    const token = h.key(['recordings:read']);
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token })).status, 200);
+    const [key] = h.services.auth.listKeys(h.accountId);
+    assert.equal((await h.req('DELETE', `/api/v2/api-keys/${key!.id}`, { token: h.session })).status, 204);
+    const after = await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(after.status, 401);
+    assert.match(after.json.error.message, /revoked/);
+
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: h.session })).status, 200);
+    assert.equal((await h.req('DELETE', '/api/session', { token: h.session })).status, 204);
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: h.session })).status, 401);
+  });
+
+  it('a cached key expires on time (fake clock)', async () => {
+    const h = harness();
+    const { secret } = h.services.auth.createKey(h.accountId, { name: 'short', permissions: ['recordings:read'], expiry: 1 });
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: secret })).status, 200);
+    h.clock.advance(86_400_000 - 1);
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: secret })).status, 200);
+    h.clock.advance(1);
+    const expired = await h.req('GET', '/api/v2/recordings', { token: secret });
+    assert.equal(expired.status, 401);
+    assert.match(expired.json.error.message, /expired/);
+  });
+
+  it('lastUsedAt is still written at most once a minute', async () => {
+    const h = harness();
+    const token = h.key(['recordings:read']);
+    const lastUsed = () => h.services.auth.listKeys(h.accountId)[0]!.lastUsedAt;
+    const start = h.clock.now();
+    await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(lastUsed(), start);
+    h.clock.advance(59_999);
+    await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(lastUsed(), start);
+    h.clock.advance(1);
+    await h.req('GET', '/api/v2/recordings', { token });
+    assert.equal(lastUsed(), start + 60_000);
+  });
+
+  it('a known credential is not looked up again while nothing changed', async () => {
+    const h = harness();
+    const token = h.key(['recordings:read']);
+    const store = h.services.auth.store;
+    let lookups = 0;
+    const keyByHash = store.keyByHash.bind(store);
+    store.keyByHash = (hash) => {
+      lookups++;
+      return keyByHash(hash);
+    };
+    for (let i = 0; i < 5; i++) assert.equal((await h.req('GET', '/api/v2/recordings', { token })).status, 200);
+    assert.equal(lookups, 1);
+    // A wrong token is never cached: each attempt is looked up (and refused) again.
+    for (let i = 0; i < 2; i++) assert.equal((await h.req('GET', '/api/v2/recordings', { token: `rlk_${'x'.repeat(43)}` })).status, 401);
+    assert.equal(lookups, 3);
+  });
+});

@@ -1,0 +1,132 @@
+// docs/decisions.md §13 and §5: deletion erases the text from the database and the search index —
+// not only from the row: the search vocabulary and the database file itself keep none of it.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../../src/config';
+import { Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
+import { openRuntime } from '../../src/runtime';
+import { harness } from '../helpers/harness';
+import { created, patch, remove } from '../helpers/recording-client';
+
+describe('deleted text is erased everywhere', () => {
+  it('the search vocabulary drops words no live recording has any more, and keeps the others', async () => {
+    const h = harness();
+    const token = h.key();
+    const a = await created(h, token, { type: 'clip', title: 'Crème plans', transcript: 'zebrafinch shared' });
+    await created(h, token, { type: 'clip', transcript: 'shared words' });
+    const { terms } = h.services.recordings;
+    assert.deepEqual(terms.expansions('zebra', 5), ['zebrafinch']);
+    assert.deepEqual(terms.expansions('crem', 5), ['creme']);
+    await remove(h, token, a.id, '1');
+    assert.deepEqual(terms.expansions('zebra', 5), []);
+    assert.deepEqual(terms.expansions('crem', 5), []);
+    assert.deepEqual(terms.expansions('plan', 5), []);
+    assert.deepEqual(terms.expansions('shar', 5), ['shared'], 'still in another recording');
+  });
+
+  it('an edit that takes a word out drops it from the vocabulary too', async () => {
+    const h = harness();
+    const token = h.key();
+    const a = await created(h, token, { type: 'clip', transcript: 'call the veterinarian' });
+    await patch(h, token, a.id, { transcript: 'call the dentist' }, '1');
+    assert.deepEqual(h.services.recordings.terms.expansions('veter', 5), []);
+    assert.deepEqual(h.services.recordings.terms.expansions('dent', 5), ['dentist']);
+  });
+
+  it('the database file keeps no copy of a deleted title, transcript or summary', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-'));
+    try {
+      const h = harness({ db: path.join(dir, 'r.db') });
+      const token = h.key();
+      const marker = 'Xylophonequartz';
+      const long = `${marker} `.repeat(800); // overflows its page
+      const recs = [
+        await created(h, token, { type: 'memo', title: `${marker} title`, transcript: `short ${marker}`, summary: `${marker} summary` }),
+        await created(h, token, { type: 'memo', transcript: long }),
+      ];
+      const { db } = h.services.core;
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const file = path.join(dir, 'r.db');
+      assert.ok(fs.readFileSync(file).includes(marker), 'sanity: the text is in the file before the delete');
+      for (const r of recs) await remove(h, token, r.id, '1');
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      for (const f of [file, `${file}-wal`]) {
+        if (fs.existsSync(f)) assert.ok(!fs.readFileSync(f).includes(marker), `${path.basename(f)} still holds deleted text`);
+      }
+      db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  describe('the WAL file keeps no copy either (serve truncates it)', () => {
+    const marker = 'Quetzalmarmalade';
+    /** A file-backed runtime as serve builds it, with a key that may create and delete. */
+    function runtime(dir: string) {
+      const file = path.join(dir, 'r.db');
+      const services = openRuntime(loadConfig({ db: file }, {}));
+      const account = services.auth.createAccount('me');
+      const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:delete'] }).secret);
+      const checkpointer = services.workers.find((w): w is Checkpointer => w instanceof Checkpointer);
+      assert.ok(checkpointer, 'serve runs a Checkpointer on a file database');
+      const truncated = () =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('no WAL truncation within 5 s')), 5000);
+          checkpointer.onCheckpoint((r: CheckpointReport) => {
+            if (r.truncated) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        });
+      const create = (text: string, key: string) => services.recordings.create(principal, { type: 'memo', title: 'call', transcript: text }, key).row;
+      const remove = (id: string) => services.recordings.remove(principal, id, 1);
+      return { file, wal: `${file}-wal`, services, checkpointer, truncated, create, remove };
+    }
+
+    it('shortly after a delete commits, while serve runs', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
+      const rt = runtime(dir);
+      try {
+        const firstPass = rt.truncated(); // the start-up truncation (see the next test)
+        for (const w of rt.services.workers) w.start();
+        await firstPass;
+        const r = rt.create(`remember ${marker}`, 'k1');
+        rt.create('a later write', 'k2');
+        assert.ok(fs.readFileSync(rt.wal).includes(marker), 'sanity: the WAL holds the text');
+        const erased = rt.truncated();
+        rt.remove(r.id);
+        await erased;
+        assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
+        assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
+        assert.equal(rt.create('writes go on afterwards', 'k3').revision, 1);
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a delete whose process died before the truncation is erased when serve starts again', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
+      const rt = runtime(dir);
+      try {
+        const r = rt.create(`remember ${marker}`, 'k1');
+        rt.remove(r.id); // no worker running: as if the process was killed right after the commit
+        assert.ok(fs.readFileSync(rt.wal).includes(marker), 'sanity: the WAL holds the text');
+        const erased = rt.truncated();
+        for (const w of rt.services.workers) w.start();
+        await erased;
+        assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
+        assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+});

@@ -1,0 +1,345 @@
+// The search index follows the table inside each write (schema triggers note the rows, the writer
+// indexes them once per transaction) and is kept compact by FTS5's automerge inside writes and by
+// small merge slices while the server is idle, never by a blocking 'optimize'.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { testConfig } from '../../src/config';
+import { BUSY_TIMEOUT_MS, type Db } from '../../src/db/open';
+import { openRuntime } from '../../src/runtime';
+import { CHECK_EVERY_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES } from '../../src/services/index-merger';
+import { startServer } from '../../src/server';
+import { RecordingStore } from '../../src/store/recording-store';
+import { harness } from '../helpers/harness';
+
+/** FTS5 index segments: its data rows carry the segment id above bit 37 (0 is the structure). */
+const segments = (db: Db) => (db.prepare('SELECT count(DISTINCT id >> 37) AS n FROM recordings_fts_data WHERE id >> 37 > 0').get() as { n: number }).n;
+const pending = (db: Db) => (db.prepare('SELECT count(*) AS n FROM recordings_fts_pending').get() as { n: number }).n;
+const integrityCheck = (db: Db) => db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+const matches = (db: Db, query: string) =>
+  (db.prepare('SELECT rowid FROM recordings_fts WHERE recordings_fts MATCH ? ORDER BY rowid').all(query) as Array<{ rowid: number }>).map((r) => r.rowid);
+
+describe('FTS upkeep', () => {
+  it('writes run no merge slice of their own: the index merger does, once the server is idle', () => {
+    const h = harness();
+    const { recordings } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    let slices = 0;
+    const original = recordings.store.mergeSlice.bind(recordings.store);
+    recordings.store.mergeSlice = (pages: number) => {
+      slices++;
+      return original(pages);
+    };
+    for (let i = 0; i < 200; i++) recordings.create(principal, { type: 'clip', transcript: `words ${i}` }, `t-${i}`);
+    assert.equal(slices, 0, 'no slice inside or after the writes');
+    let worked = 0;
+    while (recordings.merger.slice() && worked < 1000) worked++;
+    assert.ok(worked >= 1, 'automerge left a merge in progress, which the merger finishes');
+    assert.equal(recordings.merger.slice(), false);
+  });
+
+  it('maintenance is bounded merge slices (16 pages), never a blocking optimize', () => {
+    const h = harness();
+    const { core, recordings } = h.services;
+    let now = 0;
+    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => 0 } });
+    const pages: number[] = [];
+    const original = recordings.store.mergeSlice.bind(recordings.store);
+    recordings.store.mergeSlice = (n: number) => {
+      pages.push(n);
+      return original(n);
+    };
+    for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) {
+      now += CHECK_EVERY_MS;
+      merger.tick();
+    }
+    assert.deepEqual(pages, [SLICE_PAGES]);
+    assert.match(RecordingStore.MERGE_SQL, /'merge', \?/);
+    assert.doesNotMatch(RecordingStore.MERGE_SQL, /optimize/);
+  });
+
+  it('on an empty index a merge slice reports no work', () => {
+    assert.equal(harness().services.recordings.merger.slice(), false);
+  });
+
+  it('merge slices merge levels of 8 segments until nothing is left, then report no work', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    // Test setup only: with automerge off, each transaction's segment stays where it was written.
+    core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 0)");
+    for (let i = 0; i < 60; i++) recordings.create(principal, { type: 'clip', transcript: `alpha beta ${i} gamma${i}` }, `k-${i}`);
+    const before = segments(core.db);
+    // One segment per write, up to FTS5's crisismerge (16 segments on a level merge at once).
+    assert.ok(before >= 10, `segments left unmerged (${before})`);
+    let worked = 0;
+    while (recordings.merger.slice(1) && worked < 1000) worked++;
+    assert.ok(worked >= 1, 'slices did work');
+    assert.ok(segments(core.db) < 8, `levels merged (${before} → ${segments(core.db)} segments)`);
+    assert.equal(recordings.merger.slice(), false, 'nothing left');
+    integrityCheck(core.db);
+    assert.equal(matches(core.db, 'alpha').length, 60);
+    assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
+  });
+
+  it('the merger waits for 2 s of quiet, and stops at the first look that saw work or came late', () => {
+    const h = harness();
+    const { core, recordings } = h.services;
+    let now = 0;
+    let utilization = 0;
+    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => utilization } });
+    let slices = 0;
+    recordings.store.mergeSlice = () => {
+      slices++;
+      return true; // always more to do
+    };
+    const look = (ms: number) => {
+      now += ms;
+      return merger.tick();
+    };
+    const quietSpell = () => {
+      for (let t = CHECK_EVERY_MS; t < QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS);
+    };
+    merger.noteWrite();
+    quietSpell();
+    assert.equal(slices, 0, 'quiet, but not for long enough yet');
+    assert.equal(look(CHECK_EVERY_MS), true);
+    assert.equal(slices, 1, `quiet for ${QUIET_MS} ms: a slice`);
+    look(10);
+    assert.equal(slices, 2, 'still quiet in the gap: the next slice');
+    utilization = QUIET_UTILIZATION + 0.01;
+    assert.equal(look(10), false);
+    assert.equal(slices, 2, 'a request in the gap stops it');
+    utilization = 0;
+    quietSpell();
+    assert.equal(slices, 2, 'and it waits for a whole quiet spell again');
+    look(CHECK_EVERY_MS);
+    assert.equal(slices, 3);
+    look(60_000);
+    assert.equal(slices, 3, 'a look a minute late (suspended process, blocked loop) is not quiet');
+    quietSpell();
+    look(CHECK_EVERY_MS);
+    assert.equal(slices, 4);
+    recordings.store.mergeSlice = () => {
+      slices++;
+      return false; // nothing left
+    };
+    look(10);
+    look(10);
+    assert.equal(slices, 5, 'a slice that found nothing to do: none until the next index write');
+    merger.noteWrite();
+    look(10);
+    assert.equal(slices, 6);
+  });
+
+  it('a slice never waits for a write lock held by another process, and the work stays pending', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
+    const services = openRuntime(testConfig({ db: file }));
+    let now = 0;
+    const merger = new IndexMerger(services.core, services.recordings.store, { signals: { now: () => now, utilization: () => 0 } });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const t0 = performance.now();
+    for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) {
+      now += CHECK_EVERY_MS;
+      merger.tick();
+    }
+    assert.ok(performance.now() - t0 < 1_000, 'busy_timeout (5 s) was not waited for');
+    assert.equal(merger.slice(), undefined, 'busy: no slice');
+    assert.equal(services.core.db.pragma('busy_timeout', { simple: true }), BUSY_TIMEOUT_MS, 'busy_timeout restored');
+    other.exec('COMMIT');
+    other.close();
+    let slices = 0;
+    services.recordings.store.mergeSlice = () => {
+      slices++;
+      return false;
+    };
+    for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) {
+      now += CHECK_EVERY_MS;
+      merger.tick();
+    }
+    assert.equal(slices, 1, 'still pending after the busy attempts: tried again after a quiet spell');
+    services.core.db.close();
+  });
+
+  it('a failing merge slice is skipped (maintenance only)', () => {
+    const h = harness();
+    const { recordings } = h.services;
+    recordings.store.mergeSlice = () => {
+      throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+    };
+    assert.equal(recordings.merger.slice(), undefined);
+  });
+
+  it('serve runs the merger in the writer thread, beside the writes it merges after', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
+    const server = await startServer({ ...testConfig({ db: file }), port: 0 }, () => {});
+    try {
+      assert.ok(server.writerThread);
+      assert.ok((await server.writerThread.ready).includes(server.services.recordings.merger.constructor.name));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('on its real timer and event-loop signals, the merger settles an index left with unmerged levels', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
+    const services = openRuntime(testConfig({ db: file }));
+    const principal = services.auth.authenticate(services.auth.createKey(services.auth.createAccount('o').id, { name: 'k', permissions: ['recordings:create'] }).secret);
+    services.core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 0)");
+    for (let i = 0; i < 40; i++) services.recordings.create(principal, { type: 'clip', transcript: `delta ${i}` }, `k-${i}`);
+    const before = segments(services.core.db);
+    assert.ok(before >= 10, `segments left unmerged (${before})`);
+    const merger = new IndexMerger(services.core, services.recordings.store, { quietMs: 300 });
+    merger.start();
+    try {
+      const deadline = Date.now() + 10_000;
+      while (segments(services.core.db) >= 8 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(segments(services.core.db) < 8, `merged in idle time (${before} → ${segments(services.core.db)})`);
+    } finally {
+      await merger.stop();
+      services.core.db.close();
+    }
+  });
+
+  it('the index passes FTS5 integrity-check after creates, edits and deletes', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      recordings.create(principal, { type: 'memo', title: i % 3 ? `title ${i}` : '', transcript: i % 4 ? `spoken words number ${i}` : '' }, `k-${i}`).row,
+    );
+    rows.forEach((r, i) => {
+      if (i % 5 === 0) recordings.remove(principal, r.id, 1);
+      else if (i % 2 === 0) recordings.update(principal, r.id, { transcript: i % 4 ? '' : `new words ${i}`, title: 'edited' }, 1);
+    });
+    core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+    const indexed = core.db.prepare("SELECT count(*) AS n FROM recordings_fts WHERE recordings_fts MATCH 'edited OR words OR title'").get() as { n: number };
+    const live = core.db.prepare("SELECT count(*) AS n FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '')").get() as { n: number };
+    assert.equal(indexed.n, live.n);
+  });
+
+  it('the text written in one transaction becomes one index segment, not one per recording', async () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    core.writer.write(() => {
+      for (let i = 0; i < 12; i++) recordings.create(principal, { type: 'clip', transcript: `batch one item ${i}` }, `a-${i}`);
+    });
+    assert.equal(segments(core.db), 1);
+    // Concurrent requests committed together by group commit, each in its own savepoint.
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        core.writer.writeGrouped(() => recordings.create(principal, { type: 'clip', transcript: `batch two item ${i}` }, `b-${i}`)),
+      ),
+    );
+    assert.equal(segments(core.db), 2);
+    assert.equal(pending(core.db), 0, 'nothing is left noted after a commit');
+    assert.equal(matches(core.db, 'batch AND item').length, 24);
+    integrityCheck(core.db);
+  });
+
+  it('a create, edits and a delete of the same recordings inside one transaction leave the index exact', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const [a, b, c] = core.writer.write(() => {
+      const a = recordings.create(principal, { type: 'memo', transcript: 'first draft alpha' }, 'a').row;
+      recordings.update(principal, a.id, { transcript: 'second draft omega' }, 1);
+      const b = recordings.create(principal, { type: 'memo', transcript: 'doomed bravo' }, 'b').row;
+      recordings.remove(principal, b.id, 1);
+      const c = recordings.create(principal, { type: 'memo' }, 'c').row; // no text: not noted
+      recordings.update(principal, c.id, { title: 'charlie later' }, 1);
+      return [a, b, c];
+    });
+    assert.deepEqual(matches(core.db, 'alpha OR first OR bravo OR doomed'), []);
+    assert.deepEqual(matches(core.db, 'omega'), [a!.seq]);
+    assert.deepEqual(matches(core.db, 'charlie'), [c!.seq]);
+    assert.equal(b!.seq > 0, true);
+    assert.equal(pending(core.db), 0);
+    integrityCheck(core.db);
+    // Later transactions edit and delete what the first one indexed.
+    recordings.update(principal, a!.id, { transcript: 'third draft sigma', title: 'renamed' }, 2);
+    recordings.update(principal, c!.id, { title: '' }, 2);
+    assert.deepEqual(matches(core.db, 'omega OR charlie'), []);
+    assert.deepEqual(matches(core.db, 'sigma AND renamed'), [a!.seq]);
+    recordings.remove(principal, a!.id, 3);
+    assert.deepEqual(matches(core.db, 'sigma OR renamed OR draft'), []);
+    integrityCheck(core.db);
+  });
+
+  it('a grouped write that fails takes its noted text back with it; the others are indexed', async () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const results = await Promise.allSettled([
+      core.writer.writeGrouped(() => recordings.create(principal, { type: 'clip', transcript: 'kept one' }, 'k1')),
+      core.writer.writeGrouped(() => {
+        recordings.create(principal, { type: 'clip', transcript: 'rolled back' }, 'k2');
+        throw new Error('fails after its insert');
+      }),
+      core.writer.writeGrouped(() => recordings.create(principal, { type: 'clip', transcript: 'kept two' }, 'k3')),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(matches(core.db, 'kept').length, 2);
+    assert.deepEqual(matches(core.db, 'rolled'), []);
+    assert.equal(pending(core.db), 0);
+    integrityCheck(core.db);
+  });
+
+  it('indexing the noted rows reads only them: one rowid lookup each, never a scan of recordings (EXPLAIN QUERY PLAN)', () => {
+    const h = harness();
+    const plan = (h.services.core.db.prepare(`EXPLAIN QUERY PLAN ${RecordingStore.INDEX_PENDING_SQL}`).all() as Array<{ detail: string }>).map((r) => r.detail);
+    assert.deepEqual(plan, ['SCAN p', 'SEARCH r USING INTEGER PRIMARY KEY (rowid=?)']);
+  });
+
+  it('the index merges a level at 8 segments (automerge and usermerge 8), with secure-delete on', () => {
+    const h = harness();
+    const config = Object.fromEntries((h.services.core.db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
+    assert.equal(config.automerge, 8);
+    assert.equal(config.usermerge, 8);
+    assert.equal(config['secure-delete'], 1);
+  });
+
+  it('a word whose last indexed holder is deleted or edited stays searchable by prefix when the same transaction created another holder', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const old = recordings.create(principal, { type: 'clip', transcript: 'the zebrafish tank' }, 'old').row;
+    const edited = recordings.create(principal, { type: 'clip', transcript: 'axolotlish pond' }, 'edited').row;
+    const [fresh, fresh2] = core.writer.write(() => {
+      const fresh = recordings.create(principal, { type: 'clip', transcript: 'a new zebrafish' }, 'fresh').row;
+      const fresh2 = recordings.create(principal, { type: 'clip', transcript: 'more axolotlish' }, 'fresh2').row;
+      recordings.remove(principal, old.id, 1);
+      recordings.update(principal, edited.id, { transcript: 'plain pond' }, 1);
+      return [fresh, fresh2];
+    });
+    const terms = core.db.prepare('SELECT term FROM recording_terms WHERE term IN (?, ?)').pluck().all('zebrafish', 'axolotlish');
+    assert.deepEqual(terms.sort(), ['axolotlish', 'zebrafish']);
+    assert.deepEqual(recordings.list(principal, { q: 'zebraf', limit: 10 }).rows.map((r) => r.id), [fresh!.id]);
+    assert.deepEqual(recordings.list(principal, { q: 'axolot', limit: 10 }).rows.map((r) => r.id), [fresh2!.id]);
+    integrityCheck(core.db);
+  });
+
+  it('rows noted but never indexed by another writer (an older reclib, a sqlite3 shell) are indexed when reclib opens the file', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-pending-')), 'p.db');
+    const first = openRuntime(testConfig({ db: file }));
+    const account = first.auth.createAccount('a');
+    const principal = first.auth.authenticate(first.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:read'] }).secret);
+    const row = first.recordings.create(principal, { type: 'clip', transcript: 'seed words' }, 'k1').row;
+    first.core.db.close();
+    // A writer that knows the triggers but not the flush: the row is noted, not indexed.
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash) SELECT seq - 1, 'rec_shell', account_id, integration_id, 'clip', '', 'hello from the shell', recorded_at, created_at, updated_at, 1, 'ready', 'x' FROM recordings WHERE id = ?").run(row.id);
+    assert.equal(raw.prepare('SELECT count(*) FROM recordings_fts_pending').pluck().get(), 1);
+    raw.close();
+    const again = openRuntime(testConfig({ db: file }));
+    assert.equal(pending(again.core.db), 0);
+    assert.deepEqual(again.recordings.list(principal, { q: 'shell', limit: 10 }).rows.map((r) => r.id), ['rec_shell']);
+    integrityCheck(again.core.db);
+    again.core.db.close();
+  });
+});

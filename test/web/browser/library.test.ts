@@ -1,0 +1,220 @@
+// The web app in a real browser (docs/decisions.md §8): sign-in, the library (search with marks,
+// day groups, filters, Load more), the recording page (save with If-Match, the edit conflict,
+// delete behind a dialog) and sign-out ending the session. Elements are found by role and label
+// only, as the outside suite and screen readers find them.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { createRecording, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../../helpers/browser';
+
+const DAY = 86_400_000;
+
+describe('web app: sign-in, library and recording pages', () => {
+  let server: WebServer;
+  let browser: Browser;
+  let page: Page;
+  let foreign: string[];
+  let consoleErrors: string[];
+  const ids: Record<string, string> = {};
+  let groceriesAt = 0;
+
+  before(async () => {
+    [server, browser] = await Promise.all([startWebServer(), launchBrowser()]);
+    ({ page, foreign, consoleErrors } = await openPage(browser, server.url));
+    const now = Date.now();
+    // 32 older memos (more than one page of 30), then the recordings the tests look at.
+    for (let i = 0; i < 32; i++) {
+      await createRecording(server, { type: 'memo', title: `Archive note ${i + 1}`, transcript: `Filed away item number ${i + 1}.`, recordedAt: now - 20 * DAY - i * 60_000 });
+    }
+    ids.yesterday = (await createRecording(server, { type: 'memo', title: 'Budget review', transcript: 'We went through the café budget line by line.', recordedAt: now - DAY })).id;
+    ids.meeting = (await createRecording(server, { type: 'clip', title: 'Meeting notes', transcript: 'The weekly meeting moved to Thursday. Remember the quarterly report.', recordedAt: now - 60_000 })).id;
+    const groceries = await createRecording(server, { type: 'clip', title: 'Groceries', transcript: 'Buy apples, oat milk and coffee beans.', recordedAt: now - 30_000 });
+    ids.pinned = groceries.id;
+    groceriesAt = groceries.recordedAt;
+    await server.api('PATCH', `/api/v2/recordings/${ids.pinned}`, { pinned: true }, { 'if-match': '1' });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('GET / without a session shows the sign-in form; a wrong password is an alert and the form stays', async () => {
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('Account').waitFor();
+    await screens(page, 'sign-in');
+    await page.getByLabel('Account').fill('owner');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /wrong account or password/i);
+    assert.equal(await page.getByRole('button', { name: 'Sign in' }).isVisible(), true);
+    await screens(page, 'sign-in-failed');
+  });
+
+  it('signs in by account name and shows the library newest first, grouped by day, clip/memo and pin marked', async () => {
+    await signIn(page, server);
+    await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+    for (const name of ['Library', 'Devices', 'API keys', 'Webhooks']) assert.equal(await page.getByRole('link', { name, exact: true }).count(), 1, name);
+    const articles = page.getByRole('article');
+    await articles.first().waitFor();
+    assert.equal(await articles.count(), 30, 'one page of 30');
+    assert.match(await articles.nth(0).innerText(), /Groceries[\s\S]*/);
+    assert.match(await articles.nth(0).innerText(), /Clip/);
+    assert.match(await articles.nth(0).innerText(), /Pinned/);
+    assert.match(await articles.nth(1).innerText(), /Meeting notes/);
+    assert.match(await articles.nth(2).innerText(), /Memo/);
+    await page.getByRole('heading', { name: 'Today', level: 2 }).waitFor();
+    await page.getByRole('heading', { name: 'Yesterday', level: 2 }).waitFor();
+    await screens(page, 'library');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screens(page, 'library-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('every control is reached with Tab and shows a visible focus ring', async () => {
+    await page.reload();
+    await page.getByRole('article').first().waitFor();
+    const focused = () => page.evaluate('[document.activeElement.tagName, document.activeElement.textContent.trim(), getComputedStyle(document.activeElement).outlineStyle]') as Promise<string[]>;
+    const seen: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      await page.keyboard.press('Tab');
+      const [tag, text, outline] = await focused();
+      seen.push(`${tag}:${text}`);
+      assert.notEqual(outline, 'none', `focus visible on ${tag} ${text}`);
+    }
+    for (const stop of ['A:Library', 'A:Devices', 'A:API keys', 'A:Webhooks', 'BUTTON:Sign out', 'INPUT:', 'SELECT:AllClipsMemos']) {
+      assert.ok(seen.includes(stop), `${stop} in ${seen.join(', ')}`);
+    }
+  });
+
+  it('Load more fetches the next page with the cursor and disappears on the last one', async () => {
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.getByRole('article').nth(34).waitFor();
+    assert.equal(await page.getByRole('article').count(), 35);
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
+  });
+
+  it('"/" focuses the search; results follow typing, matched words marked by the API rules (prefix, accents, phrases)', async () => {
+    await page.locator('body').click({ position: { x: 5, y: 400 } });
+    await page.keyboard.press('/');
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'search');
+    await page.keyboard.type('meet');
+    await page.getByRole('article').filter({ hasText: 'Meeting notes' }).waitFor();
+    await waitUntil(async () => (await page.getByRole('article').count()) === 1, 'one article is left');
+    const marks = await page.getByRole('article').locator('mark').allInnerTexts();
+    assert.deepEqual(marks, ['Meeting', 'meeting']);
+    await screens(page, 'library-search');
+
+    await search.fill('CAFE');
+    await page.getByRole('article').filter({ hasText: 'Budget review' }).waitFor();
+    assert.deepEqual(await page.getByRole('article').locator('mark').allInnerTexts(), ['café']);
+
+    await search.fill('"quarterly report"');
+    await page.getByRole('article').filter({ hasText: 'Meeting notes' }).waitFor();
+    assert.deepEqual(await page.getByRole('article').locator('mark').allInnerTexts(), ['quarterly report']);
+
+    await search.fill('zebra');
+    await page.getByText('No recordings match.').waitFor();
+    await screens(page, 'library-no-match');
+    await search.fill('');
+    await page.getByRole('article').nth(29).waitFor();
+  });
+
+  it('the Type filter shows only clips or only memos', async () => {
+    await page.getByLabel('Type').selectOption({ label: 'Clips' });
+    await waitUntil(async () => (await page.getByRole('article').count()) === 2, 'the two clips are left');
+    assert.equal(await page.getByRole('article').filter({ hasText: 'Memo' }).count(), 0);
+    await page.getByLabel('Type').selectOption({ label: 'Memos' });
+    await page.getByRole('article').filter({ hasText: 'Budget review' }).waitFor();
+    assert.equal(await page.getByRole('article').filter({ hasText: 'Groceries' }).count(), 0);
+    await page.getByLabel('Type').selectOption({ label: 'All' });
+    await page.getByRole('article').filter({ hasText: 'Groceries' }).waitFor();
+  });
+
+  it("times are shown in the browser's own time zone", async () => {
+    for (const timezoneId of ['Asia/Kathmandu', 'America/Los_Angeles']) {
+      const context = await browser.newContext({ timezoneId, locale: 'en-GB', storageState: await page.context().storageState() });
+      const other = await context.newPage();
+      await other.goto(`${server.url}/`);
+      const card = other.getByRole('article').filter({ hasText: 'Groceries' });
+      await card.waitFor();
+      const expected = new Date(groceriesAt).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: timezoneId });
+      assert.match(await card.innerText(), new RegExp(`\\b${expected}\\b`), timezoneId);
+      await context.close();
+    }
+  });
+
+  it('the recording page saves with If-Match: an edit made elsewhere in between gives the "changed" alert with Reload, nothing overwritten', async () => {
+    await page.getByRole('article').filter({ hasText: 'Meeting notes' }).getByRole('link').click();
+    await page.getByLabel('Title').waitFor();
+    assert.equal(await page.getByLabel('Title').inputValue(), 'Meeting notes');
+    assert.match(await page.getByLabel('Transcript').inputValue(), /weekly meeting/);
+    await screens(page, 'recording');
+
+    await page.getByLabel('Title').fill('Weekly meeting');
+    await page.getByLabel('Pinned').check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    let stored = (await server.api('GET', `/api/v2/recordings/${ids.meeting}`)).json.recording;
+    assert.equal(stored.title, 'Weekly meeting');
+    assert.equal(stored.pinned, true);
+
+    // Someone else edits (revision 3), then this page saves over revision 2.
+    const other = await server.api('PATCH', `/api/v2/recordings/${ids.meeting}`, { summary: 'Edited elsewhere' }, { 'if-match': String(stored.revision) });
+    assert.equal(other.status, 200);
+    await page.getByLabel('Title').fill('My title');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /changed/);
+    await screens(page, 'recording-conflict');
+    stored = (await server.api('GET', `/api/v2/recordings/${ids.meeting}`)).json.recording;
+    assert.equal(stored.title, 'Weekly meeting', 'nothing overwritten');
+    assert.equal(stored.summary, 'Edited elsewhere');
+
+    await alert.getByRole('button', { name: 'Reload' }).click();
+    await waitUntil(async () => (await page.getByLabel('Summary').inputValue()) === 'Edited elsewhere', 'the form shows the newer revision');
+    assert.equal(await page.getByLabel('Summary').inputValue(), 'Edited elsewhere');
+    assert.equal(await page.getByLabel('Title').inputValue(), 'Weekly meeting');
+    assert.equal(await page.getByRole('alert').count(), 0);
+  });
+
+  it('Delete asks in a dialog; confirming deletes the recording (410 afterwards) and returns to the library', async () => {
+    await page.goto(`${server.url}/#/recordings/${ids.yesterday}`);
+    await page.getByLabel('Title').waitFor();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await screens(page, 'recording-delete-dialog');
+    assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 1, "while asking, the dialog's Delete is the only one");
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+    assert.equal((await server.api('GET', `/api/v2/recordings/${ids.yesterday}`)).status, 410);
+  });
+
+  it('Sign out ends the session on the server: the old cookie is refused afterwards', async () => {
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'reclib_session');
+    assert.ok(cookie, 'the session cookie is set');
+    const before = await fetch(`${server.url}/api/session`, { headers: { cookie: `reclib_session=${cookie.value}` } });
+    assert.equal(before.status, 200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const afterwards = await fetch(`${server.url}/api/v2/recordings`, { headers: { cookie: `reclib_session=${cookie.value}` } });
+    assert.equal(afterwards.status, 401);
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  });
+
+  it('/docs, the API reference, runs under its CSP (its inline script and style allowed by hash)', async () => {
+    await page.goto(`${server.url}/docs`);
+    await page.getByText('reclib API 2.0.0').waitFor();
+    await page.getByText('Create a recording (idempotent').first().waitFor();
+  });
+
+  it('no request left the server origin and the page logged no errors', () => {
+    assert.deepEqual(foreign, []);
+    // Expected network errors: the failed sign-in and the signed-out session check (401), the conflict (412).
+    assert.deepEqual(consoleErrors.filter((e) => !/status of (401|412)/.test(e)), []);
+  });
+});
