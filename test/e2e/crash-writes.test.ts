@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { cliJson, startServe, type ServeProcess } from './helpers/bundle';
+import { cliJson, startServe, type ServeProcess } from '../helpers/bundle';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-crash-writes-'));
 const db = path.join(dir, 'reclib.db');
