@@ -253,7 +253,8 @@ async function main() {
         before: t0,
         idsFile: corpus.idsFile,
         rounds,
-        seconds: singleSec,
+        // Twice a saturation round: an edit can take 100 ms, and a p99 wants some 100 requests.
+        seconds: durationSec * 2,
         run: (s, seconds, tag) => runOne(s, seconds, tag, 1),
         log,
       });
