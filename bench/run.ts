@@ -1,8 +1,10 @@
 // `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed --no-durability]`
 // Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
-// drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds,
+// drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds
+// (each create round followed by the in-process ceiling of the same shape, bench/ceiling.ts),
 // then the read scenarios open loop at half their measured capacity and each scenario with one
-// connection, then creates with --durability full and normal side by side (bench/durability.ts),
+// connection, edits and deletes with one connection (bench/edits.ts; `--only writes`), then
+// creates with --durability full and normal side by side (bench/durability.ts),
 // and writes the medians to bench/results-<size>.json and bench/results.md. Not a test: CI does not run it.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -206,6 +208,7 @@ async function main() {
         const r = await runOne(s, durationSec, `r${round}-${s.name}`);
         await settle(s);
         (raw[s.name] ??= []).push(r);
+        log(`round ${round + 1}/${rounds} ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  loader ${r.loaderCpu}%  server ${r.serverCpu}%  iowait ${r.ioWaitOnServerCore}%  others: core ${SERVER_CORE} ${r.otherCpuOnServerCore}%, core ${LOADER_CORE} ${r.otherCpuOnLoaderCore}%`);
         // Right after the server's creates of a shape, the ceiling's (server and baseline stopped).
         const shape = CEILING_SHAPES[s.name];
         if (ceiling && shape) {
@@ -213,7 +216,6 @@ async function main() {
           (ceilingRuns[s.name] ??= []).push(c);
           log(`round ${round + 1}/${rounds} in-process ceiling, ${shape.padEnd(27)} ${String(c.rps).padStart(7)} creates/s  (${Math.round((r.rps / c.rps) * 100)}% of it through the server)  transaction of 32: p50 ${c.txP50} ms  p99 ${c.txP99} ms  CPU ${c.cpu}%`);
         }
-        log(`round ${round + 1}/${rounds} ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  loader ${r.loaderCpu}%  server ${r.serverCpu}%  iowait ${r.ioWaitOnServerCore}%  others: core ${SERVER_CORE} ${r.otherCpuOnServerCore}%, core ${LOADER_CORE} ${r.otherCpuOnLoaderCore}%`);
       }
     }
     // Open loop at half of the capacity just measured: the latency of a busy, not overloaded server.
