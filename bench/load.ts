@@ -20,10 +20,13 @@ export interface LoadSpec {
    * server answers.
    */
   rate?: number;
-  /** `fixed`: GET `path`; `byId`: GET `path` with `{id}` replaced by a random id; `create`: POST bodies. */
-  mode: 'fixed' | 'byId' | 'create';
+  /**
+   * `fixed`: GET `path`; `byId`: GET `path` with `{id}` replaced by a random id; `create`: POST bodies;
+   * `sequence`: the requests of `dataFile` (SequenceRequest[]), each sent once, in order (edits, deletes).
+   */
+  mode: 'fixed' | 'byId' | 'create' | 'sequence';
   path: string;
-  /** JSON array of ids (byId) or of request bodies (create). */
+  /** JSON array of ids (byId), of request bodies (create) or of SequenceRequest (sequence). */
   dataFile?: string;
   /** Idempotency-Key prefix, unique per run and round (create). */
   keyPrefix?: string;
@@ -60,6 +63,14 @@ export interface LoadResult {
   offeredRps?: number;
   lateP99?: number;
   lateMax?: number;
+}
+
+/** One prepared request of a `sequence` run: an edit or a delete of a known recording and revision. */
+export interface SequenceRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
 }
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
@@ -123,6 +134,20 @@ function requestsFor(spec: LoadSpec): RequestData & { setupRequest?: (r: Request
       method: 'GET',
       headers,
       setupRequest: (r) => ({ ...r, path: ids[Math.floor(Math.random() * ids.length)]! }),
+    };
+  }
+  if (spec.mode === 'sequence') {
+    // Each request once: a delete or an If-Match edit cannot be repeated. Running out wraps around,
+    // and the repeats fail (410, 412), which the run reports.
+    const sequence = data as SequenceRequest[];
+    let k = 0;
+    return {
+      method: 'GET',
+      headers,
+      setupRequest: (r) => {
+        const q = sequence[k++ % sequence.length]!;
+        return { ...r, method: q.method, path: q.path, headers: { ...headers, ...q.headers }, body: q.body ?? '' };
+      },
     };
   }
   const bodies = data.map((b) => JSON.stringify(b));

@@ -26,6 +26,10 @@ export interface Results {
   durability?: DurabilityResults;
   /** The mixed-load stall measurement (absent in runs before it). */
   stall?: StallResult;
+  /** Creates through the server vs the in-process ceiling, per shape (bench/ceiling.ts; absent before it). */
+  ceiling?: { summaries: import('./write-targets').CeilingSummary[]; raw: Record<string, import('./ceiling').CeilingRun[]> };
+  /** Edits and deletes with one connection (bench/edits.ts; absent before it). */
+  writes?: import('./edits').WriteResults;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');

@@ -1,8 +1,10 @@
 // `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed --no-durability]`
 // Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
-// drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds,
+// drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds
+// (each create round followed by the in-process ceiling of the same shape, bench/ceiling.ts),
 // then the read scenarios open loop at half their measured capacity and each scenario with one
-// connection, then creates with --durability full and normal side by side (bench/durability.ts),
+// connection, edits and deletes with one connection (bench/edits.ts; `--only writes`), then
+// creates with --durability full and normal side by side (bench/durability.ts),
 // and writes the medians to bench/results-<size>.json and bench/results.md. Not a test: CI does not run it.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +20,10 @@ import { printResults, writeResults, type Results } from './report';
 import { roundOrder, SCENARIOS, type Scenario } from './scenarios';
 import { measureStall, type StallResult } from './stall';
 import { checkTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
+import { Ceiling, type CeilingRun } from './ceiling';
+import { writeImportBodies } from './create-shapes';
+import { measureWrites, type WriteResults } from './edits';
+import { CEILING_SHAPES, ceilingTargets, summariseCeiling, writeTargets } from './write-targets';
 
 const { values: opt } = parseArgs({
   options: {
@@ -96,7 +102,9 @@ async function main() {
   const only = opt.only?.split(',');
   const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
   const runStall = stallSec > 0 && (!only || only.includes('stall'));
-  if (scenarios.length === 0 && !runStall) throw new Error(`--only matched none of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  // Edits and deletes with one connection (bench/edits.ts): `--only writes`.
+  const runWrites = !only || only.includes('writes');
+  if (scenarios.length === 0 && !runStall && !runWrites) throw new Error(`--only matched none of ${SCENARIOS.map((s) => s.name).join(', ')}`);
 
   const db = runCopy(corpus);
   const bodiesFile = path.join(CACHE_DIR, 'create-bodies.json');
@@ -107,12 +115,19 @@ async function main() {
     return body;
   });
   fs.writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const importBodiesFile = writeImportBodies(CACHE_DIR, size);
   const { secret: token } = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', corpus.meta.accountId, '--name', 'bench', '--permissions', PERMISSIONS]);
   const sqliteVersion = (new Database(':memory:').prepare('select sqlite_version() as v').get() as { v: string }).v;
   const machineInfo = machine(sqliteVersion);
   const profDir = path.join(CACHE_DIR, 'prof');
   if (opt['cpu-prof']) fs.rmSync(profDir, { recursive: true, force: true });
 
+  // The in-process ceiling of creates (bench/ceiling.ts), on a copy of the database as it is now.
+  const ceiling = scenarios.some((s) => CEILING_SHAPES[s.name])
+    ? await Ceiling.start(db, token, { device: bodiesFile, import: importBodiesFile }, `bench-${t0}`)
+    : undefined;
+  const ceilingRuns: Record<string, CeilingRun[]> = {};
+  let writes: WriteResults | undefined;
   const server = await startServer(db, opt['cpu-prof'] ? path.join(profDir, 'server') : undefined);
   const baseline = await startBaseline(db, opt['cpu-prof'] ? path.join(profDir, 'baseline') : undefined);
   // Requests each process answered (warm-ups included), to turn profile shares into µs per request.
@@ -158,7 +173,7 @@ async function main() {
         rate,
         mode: s.spec.mode,
         path: s.spec.path,
-        dataFile: s.spec.data === 'ids' ? corpus.idsFile : s.spec.data === 'bodies' ? bodiesFile : undefined,
+        dataFile: s.spec.file ?? (s.spec.data === 'ids' ? corpus.idsFile : s.spec.data === 'bodies' ? bodiesFile : s.spec.data === 'import-bodies' ? importBodiesFile : undefined),
         keyPrefix: `bench-${t0}-${tag}`,
         serverPid: s.target === 'server' ? server.pid : baseline.pid,
         serverCore: Number(SERVER_CORE),
@@ -194,6 +209,13 @@ async function main() {
         await settle(s);
         (raw[s.name] ??= []).push(r);
         log(`round ${round + 1}/${rounds} ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  loader ${r.loaderCpu}%  server ${r.serverCpu}%  iowait ${r.ioWaitOnServerCore}%  others: core ${SERVER_CORE} ${r.otherCpuOnServerCore}%, core ${LOADER_CORE} ${r.otherCpuOnLoaderCore}%`);
+        // Right after the server's creates of a shape, the ceiling's (server and baseline stopped).
+        const shape = CEILING_SHAPES[s.name];
+        if (ceiling && shape) {
+          const c = await ceiling.measure(shape, durationSec, `r${round}`, [server.pid, baseline.pid]);
+          (ceilingRuns[s.name] ??= []).push(c);
+          log(`round ${round + 1}/${rounds} in-process ceiling, ${shape.padEnd(27)} ${String(c.rps).padStart(7)} creates/s  (${Math.round((r.rps / c.rps) * 100)}% of it through the server)  transaction of 32: p50 ${c.txP50} ms  p99 ${c.txP99} ms  CPU ${c.cpu}%`);
+        }
       }
     }
     // Open loop at half of the capacity just measured: the latency of a busy, not overloaded server.
@@ -226,6 +248,19 @@ async function main() {
         log(`round ${round + 1}/${rounds} 1 connection ${s.label.padEnd(36)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
       }
     }
+    if (runWrites) {
+      writes = await measureWrites({
+        db,
+        size,
+        before: t0,
+        idsFile: corpus.idsFile,
+        rounds,
+        // Twice a saturation round: an edit can take 100 ms, and a p99 wants some 100 requests.
+        seconds: durationSec * 2,
+        run: (s, seconds, tag) => runOne(s, seconds, tag, 1),
+        log,
+      });
+    }
     if (runStall) {
       signal(baseline.pid, 'SIGSTOP');
       try {
@@ -239,6 +274,7 @@ async function main() {
   } finally {
     await stop(baseline);
     await stop(server);
+    await ceiling?.close();
   }
   // Creates/s with --durability full and normal side by side (the servers above ran the default, full).
   let durability: DurabilityResults | undefined;
@@ -265,6 +301,7 @@ async function main() {
         perCpu: round2(median(rounds2.map(([g, b]) => g.rps / g.serverCpu / (b.rps / b.serverCpu)))),
       }
     : null;
+  const ceilingSummary = summariseCeiling(raw, ceilingRuns);
   const results: Results = {
     date: new Date().toISOString(),
     corpus: {
@@ -282,13 +319,15 @@ async function main() {
     server: memory,
     scenarios: summaries,
     getVsBaseline: ratio,
-    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...stallTargets(stall)] },
+    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...ceilingTargets(ceilingSummary), ...writeTargets(writes), ...stallTargets(stall)] },
     stall,
     notes,
     raw,
     single,
     rated,
     durability,
+    ceiling: ceilingSummary.length ? { summaries: ceilingSummary, raw: ceilingRuns } : undefined,
+    writes,
   };
   printResults(results);
   if (!opt['no-write'] && !opt.only) writeResults(results, path.join(ROOT, 'bench'));

@@ -7,13 +7,15 @@ export interface Scenario {
   label: string;
   /** Which process answers: the reclib server or the raw baseline. */
   target: 'server' | 'baseline';
-  spec: Pick<LoadSpec, 'mode' | 'path'> & { data?: 'ids' | 'bodies' };
+  /** data: which prepared file the load reads; file: a file of the scenario's own (bench/edits.ts). */
+  spec: Pick<LoadSpec, 'mode' | 'path'> & { data?: 'ids' | 'bodies' | 'import-bodies'; file?: string };
 }
 
 const q = (text: string) => `/api/v2/recordings?q=${encodeURIComponent(text)}`;
 
 export const SCENARIOS: Scenario[] = [
   { name: 'create', label: 'create (POST /recordings)', target: 'server', spec: { mode: 'create', path: '/api/v2/recordings', data: 'bodies' } },
+  { name: 'create-import', label: 'create, import (random recordedAt over 3 years)', target: 'server', spec: { mode: 'create', path: '/api/v2/recordings', data: 'import-bodies' } },
   { name: 'get', label: 'get by id', target: 'server', spec: { mode: 'byId', path: '/api/v2/recordings/{id}', data: 'ids' } },
   { name: 'baseline', label: 'get by id, raw baseline', target: 'baseline', spec: { mode: 'byId', path: '/api/v2/recordings/{id}', data: 'ids' } },
   { name: 'list', label: 'list page (limit=50)', target: 'server', spec: { mode: 'fixed', path: '/api/v2/recordings?limit=50' } },

@@ -13,6 +13,12 @@ const tooLarge = () => new AppError('payload_too_large', `request body is larger
 export async function readBodyBytes(c: Context): Promise<Buffer | undefined> {
   const declared = requestHeader(c, 'content-length');
   if (declared !== undefined && Number(declared) > MAX_JSON_BYTES) throw tooLarge();
+  // A write handed to the writer thread: its bytes, read by the main thread (src/writer-thread-app.ts).
+  const forwarded = (c.env as { forwardedBody?: Uint8Array | null } | undefined)?.forwardedBody;
+  if (forwarded !== undefined) {
+    if (forwarded !== null && forwarded.byteLength > MAX_JSON_BYTES) throw tooLarge();
+    return forwarded === null ? undefined : Buffer.from(forwarded.buffer, forwarded.byteOffset, forwarded.byteLength);
+  }
   // On the node server, straight from the socket stream (see node-request.ts); else the WHATWG body.
   const incoming = nodeRequest(c);
   return incoming ? await readNodeBody(incoming, MAX_JSON_BYTES, tooLarge) : await readWebBody(c.req.raw);
