@@ -14,7 +14,7 @@ type Db = Database.Database;
 export const RECLIB_APPLICATION_ID = 0x72636c62;
 
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Migrations from version N-1 to N for databases created by an older schema.sql. */
 const steps: Record<number, string> = {
@@ -25,6 +25,21 @@ const steps: Record<number, string> = {
       DROP TRIGGER IF EXISTS recordings_fts_delete;`,
   // 3: only additions (the deliveries_webhook_log index), which schema.sql itself brings.
   3: '',
+  // 4: the FTS index keeps no positions (detail = none). FTS5 cannot change that in place: drop
+  // the index and the triggers that write it; schema.sql creates them again and `refill` indexes
+  // every live recording with text.
+  4: `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
+      DROP TRIGGER IF EXISTS recordings_fts_note_update;
+      DROP TRIGGER IF EXISTS recordings_fts_note_delete;
+      DROP TABLE IF EXISTS recordings_fts;`,
+};
+
+/** Run after schema.sql for a database that went through step N (what needs the new tables). */
+const refill: Record<number, string> = {
+  // Every live recording with text, so nothing stays noted for indexing (it would be indexed twice).
+  4: `DELETE FROM recordings_fts_pending;
+      INSERT INTO recordings_fts (rowid, title, transcript)
+        SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '');`,
 };
 
 let cached: string | undefined;
@@ -57,6 +72,7 @@ export function migrate(db: Db): void {
     if (locked === SCHEMA_VERSION) return;
     if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
     db.exec(schemaText());
+    if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(refill[v] ?? '');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   apply.immediate();

@@ -47,6 +47,7 @@ export class RecordingSearchStore {
   private readonly cache = new Map<string, Statement<[Params], RecordingRow>>();
   private readonly sizeCache = new Map<string, Statement<[Params], RowSize>>();
   private candidatesStmt: Statement<[Params], RecordingRow> | undefined;
+  private scanStmt: Statement<[Params], RecordingRow> | undefined;
   private readonly rowStmt;
 
   constructor(private readonly db: Db) {
@@ -101,6 +102,16 @@ export class RecordingSearchStore {
   candidates(match: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
     this.candidatesStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.CANDIDATES_SQL);
     return this.candidatesStmt.iterate({ match, lo, hi, limit });
+  }
+
+  /**
+   * The account's live rows with seq in lo..hi, in seq order, at most `limit`, read one at a time:
+   * the candidates of a search no FTS5 expression can narrow. Run nothing else on the connection
+   * while iterating.
+   */
+  scan(accountId: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
+    this.scanStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.sql({}));
+    return this.scanStmt.iterate({ accountId, lo, hi, limit });
   }
 
   /**
