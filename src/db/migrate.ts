@@ -25,19 +25,41 @@ const steps: Record<number, string> = {
       DROP TRIGGER IF EXISTS recordings_fts_delete;`,
   // 3: only additions (the deliveries_webhook_log index), which schema.sql itself brings.
   3: '',
-  // 4: the FTS index keeps no positions (detail = none). FTS5 cannot change that in place: drop
-  // the index and the triggers that write it; schema.sql creates them again and `refill` indexes
-  // every live recording with text.
+  // 4: the FTS index keeps no positions (detail = none), and the recordings table is keyed by
+  // pos = -seq (see schema.sql). Neither can change in place: the index and the triggers that write
+  // it are dropped, the recordings and their idempotency keys (which refer to them by key) are
+  // moved aside with their indexes dropped, schema.sql creates everything anew, and `refill` copies
+  // the rows back, oldest first (so each b-tree is written left to right, pages full), indexes every
+  // live recording with text, and drops the old tables.
   4: `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
       DROP TRIGGER IF EXISTS recordings_fts_note_update;
       DROP TRIGGER IF EXISTS recordings_fts_note_delete;
-      DROP TABLE IF EXISTS recordings_fts;`,
+      DROP TABLE IF EXISTS recordings_fts;
+      DROP INDEX IF EXISTS recordings_account;
+      DROP INDEX IF EXISTS recordings_account_type;
+      DROP INDEX IF EXISTS recordings_account_status;
+      DROP INDEX IF EXISTS recordings_account_device;
+      DROP INDEX IF EXISTS recordings_account_source;
+      DROP INDEX IF EXISTS recordings_external;
+      ALTER TABLE recording_keys RENAME TO recording_keys_v3;
+      ALTER TABLE recordings RENAME TO recordings_v3;`,
 };
+
+/** The recordings columns of schemas 1-3 (all but the key), copied by migration 4. */
+const RECORDING_COLUMNS_V3 = `id, account_id, integration_id, type, title, transcript, summary, recorded_at, created_at,
+  updated_at, revision, status, pinned, device_id, external_id, source, capture_input, native, text_saved,
+  processing_updated_at, processing_message, audio, body_hash, deleted_at`;
 
 /** Run after schema.sql for a database that went through step N (what needs the new tables). */
 const refill: Record<number, string> = {
-  // Every live recording with text, so nothing stays noted for indexing (it would be indexed twice).
-  4: `DELETE FROM recordings_fts_pending;
+  // The copy fires the noting trigger; the index is then written once from the table instead.
+  4: `INSERT INTO recordings (pos, seq, ${RECORDING_COLUMNS_V3})
+        SELECT -seq, seq, ${RECORDING_COLUMNS_V3} FROM recordings_v3 ORDER BY seq DESC;
+      INSERT INTO recording_keys (integration_id, key, recording_pos, created_at)
+        SELECT integration_id, key, -recording_seq, created_at FROM recording_keys_v3;
+      DROP TABLE recording_keys_v3;
+      DROP TABLE recordings_v3;
+      DELETE FROM recordings_fts_pending;
       INSERT INTO recordings_fts (rowid, title, transcript)
         SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '');`,
 };

@@ -17,7 +17,7 @@ export class SearchTermStore {
       probe: db.prepare<[string]>('SELECT 1 FROM recordings_fts WHERE recordings_fts MATCH ? AND rowid = 0'),
       // Live rows that have every token of a word FTS5 splits (see stillHas()).
       texts: db.prepare<[string, number], { title: string; transcript: string }>(
-        'SELECT r.title, r.transcript FROM recordings_fts CROSS JOIN recordings AS r ON r.seq = recordings_fts.rowid WHERE recordings_fts MATCH ? LIMIT ?',
+        'SELECT r.title, r.transcript FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid WHERE recordings_fts MATCH ? LIMIT ?',
       ),
       next: db.prepare<[string], { term: string }>('SELECT term FROM recording_terms WHERE term > ? ORDER BY term LIMIT 1'),
       range: db.prepare<[string, string, number], { term: string }>(
