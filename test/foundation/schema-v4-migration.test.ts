@@ -1,7 +1,8 @@
-// Schema 4: the search index keeps no positions (detail = none). A database written under schema 3
-// (kept as a fixture) is re-indexed on open, in the same transaction as the version bump, and every
-// kind of search answers as before: words, prefixes, phrases (word order tested on the text),
-// deleted text not found, and later edits and deletes keep the index exact.
+// Schema 4: the search index keeps no positions (detail = none) and the recordings table is keyed by
+// pos = -seq. A database written under schema 3 (kept as a fixture) is rebuilt on open, in the same
+// transaction as the version bump: every row and idempotency key kept, and every kind of search
+// answers as before: words, prefixes, phrases (word order tested on the text), deleted text not
+// found, and later edits and deletes keep the index exact.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +32,7 @@ function schema3Database(): string {
     ['rec_4', 'Interval notes', 'intermediate internal integration', 4000, null],
   ];
   for (const [id, title, transcript, at, deleted] of rows) insert.run(seqOf(at), id, title, transcript, at, 'a'.repeat(64), deleted);
+  raw.prepare("INSERT INTO recording_keys (integration_id, key, recording_seq, created_at) VALUES ('int_a', 'k-old', ?, 1)").run(seqOf(2000));
   // As schema 3's writer did at commit: index the noted rows, then empty the note table.
   raw.exec(`INSERT INTO recordings_fts (rowid, title, transcript)
               SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p JOIN recordings r ON r.seq = p.seq;
@@ -45,7 +47,7 @@ function schema3Database(): string {
 }
 
 describe('migration from schema 3', () => {
-  it('re-indexes every live recording without positions, and every kind of search still answers', () => {
+  it('keeps every row and key under the new table key, re-indexes without positions, and every kind of search still answers', () => {
     const file = schema3Database();
     const h = harness({ db: file });
     const { db } = h.services.core;
@@ -61,6 +63,12 @@ describe('migration from schema 3', () => {
       const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
       assert.equal(config['secure-delete'], 1, 'deleted text is still erased from the index');
 
+      assert.equal(db.prepare('SELECT count(*) FROM recordings WHERE pos <> -seq').pluck().get(), 0, 'every row keyed by pos = -seq');
+      assert.equal(db.prepare('SELECT count(*) FROM recordings').pluck().get(), 4, 'tombstones kept');
+      const keyed = db.prepare("SELECT r.id FROM recording_keys k JOIN recordings r ON r.pos = k.recording_pos WHERE k.key = 'k-old'").pluck().get();
+      assert.equal(keyed, 'rec_2', 'an idempotency key still names its recording');
+      assert.deepEqual(db.pragma('foreign_key_check'), []);
+      assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE '%_v3'").pluck().all(), [], 'the old tables are gone');
       assert.deepEqual(ids('budget'), ['rec_2', 'rec_1'], 'a word, newest first');
       assert.deepEqual(ids('bud'), ['rec_2', 'rec_1'], 'a 3-letter prefix');
       assert.deepEqual(ids('inte'), ['rec_4'], 'a prefix expanded through the stored forms');
