@@ -1,6 +1,9 @@
-// The conditions of q (docs/decisions.md §5 "q"), each in three forms: the FTS5 expression that is exactly
-// the condition, a cheap expression that FTS5 reads lazily in rowid order and that finds every
-// recording meeting it (the condition itself, or a superset), and a test of a row's text.
+// The conditions of q (docs/decisions.md §5 "q"), each in four forms: the FTS5 expression that would be
+// exactly the condition over an index with positions (reported, not run), a cheap expression that
+// FTS5 reads lazily in rowid order and that finds every recording meeting it (the condition
+// itself, or a superset), one FTS5 may have to merge doclists for (when there is no cheap one),
+// and a test of a row's text. The index keeps no positions (schema.sql, detail = none): no
+// expression sent to FTS5 holds a phrase, not even a word its tokenizer splits (lookup()).
 // recording-search.ts lets FTS5 walk the AND of the cheap expressions and tests each candidate
 // for the conditions whose cheap expression is only a superset, so that each step of the walk ends
 // after about one candidate and the work of a page can be bounded (SEARCH_BUDGET).
