@@ -1,6 +1,7 @@
 // Writes the figures: a table on stdout, bench/results-<size>.json and bench/results.md (quoted by the README).
 import fs from 'node:fs';
 import path from 'node:path';
+import { diskText, type DiskUsage } from './disk';
 import type { DurabilityResults } from './durability';
 import type { LoadResult } from './load';
 import type { StallResult } from './stall';
@@ -30,6 +31,8 @@ export interface Results {
   ceiling?: { summaries: import('./write-targets').CeilingSummary[]; raw: Record<string, import('./ceiling').CeilingRun[]> };
   /** Edits and deletes with one connection (bench/edits.ts; absent before it). */
   writes?: import('./edits').WriteResults;
+  /** Disk use of the seeded library (absent in runs before it). */
+  disk?: DiskUsage;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -119,6 +122,7 @@ export function printResults(r: Results): void {
   if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
   if (r.durability) console.log(`\n${textTable(DURABILITY_HEAD, durabilityRows(r.durability))}\n${durabilityText(r.durability)}`);
   if (r.stall) console.log(`\n${stallText(r.stall)}`);
+  if (r.disk) console.log(`\n${diskText(r.disk)}`);
   console.log(`\n${targetNote(r)}`);
   console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
   for (const n of r.notes) console.log(`note: ${n}`);
@@ -169,6 +173,7 @@ export function markdown(r: Results): string {
     '',
     ...(r.durability ? [mdTable(DURABILITY_HEAD, durabilityRows(r.durability)), '', durabilityText(r.durability), ''] : []),
     ...(r.stall ? [stallText(r.stall), ''] : []),
+    ...(r.disk ? [diskText(r.disk), ''] : []),
     targetNote(r),
     '',
     mdTable(['target', 'required', 'measured', 'result'], targetRows(r)),

@@ -1,16 +1,18 @@
-// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed --no-durability]`
+// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed --seed-only --no-durability]`
 // Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
 // drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds
 // (each create round followed by the in-process ceiling of the same shape, bench/ceiling.ts),
 // then the read scenarios open loop at half their measured capacity and each scenario with one
 // connection, edits and deletes with one connection (bench/edits.ts; `--only writes`), then
 // creates with --durability full and normal side by side (bench/durability.ts),
-// and writes the medians to bench/results-<size>.json and bench/results.md. Not a test: CI does not run it.
+// and writes the medians to bench/results-<size>.json and bench/results.md, with the disk use of the
+// seeded library (bench/disk.ts; --seed-only stops after printing it). Not a test: CI does not run it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { CACHE_DIR, ensureCorpus, fsyncFile, runCopy } from './cache';
+import { diskTarget, diskText, measureDisk } from './disk';
 import { measureDurability, type DurabilityResults } from './durability';
 import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
 import type { LoadResult } from './load';
@@ -98,6 +100,9 @@ async function main() {
   log('building dist/reclib.mjs…');
   await build();
   const corpus = await ensureCorpus(size, opt.reseed, log);
+  // The seeded library as it is on disk, before the run's own writes (issue 14 point 4).
+  const disk = measureDisk(corpus.db);
+  log(diskText(disk));
   if (opt['seed-only']) return;
   const only = opt.only?.split(',');
   const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
@@ -319,7 +324,8 @@ async function main() {
     server: memory,
     scenarios: summaries,
     getVsBaseline: ratio,
-    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...ceilingTargets(ceilingSummary), ...writeTargets(writes), ...stallTargets(stall)] },
+    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...ceilingTargets(ceilingSummary), ...writeTargets(writes), ...stallTargets(stall), diskTarget(disk)] },
+    disk,
     stall,
     notes,
     raw,

@@ -14,7 +14,7 @@ type Db = Database.Database;
 export const RECLIB_APPLICATION_ID = 0x72636c62;
 
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Migrations from version N-1 to N for databases created by an older schema.sql. */
 const steps: Record<number, string> = {
@@ -25,6 +25,43 @@ const steps: Record<number, string> = {
       DROP TRIGGER IF EXISTS recordings_fts_delete;`,
   // 3: only additions (the deliveries_webhook_log index), which schema.sql itself brings.
   3: '',
+  // 4: the FTS index keeps no positions (detail = none), and the recordings table is keyed by
+  // pos = -seq (see schema.sql). Neither can change in place: the index and the triggers that write
+  // it are dropped, the recordings and their idempotency keys (which refer to them by key) are
+  // moved aside with their indexes dropped, schema.sql creates everything anew, and `refill` copies
+  // the rows back, oldest first (so each b-tree is written left to right, pages full), indexes every
+  // live recording with text, and drops the old tables.
+  4: `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
+      DROP TRIGGER IF EXISTS recordings_fts_note_update;
+      DROP TRIGGER IF EXISTS recordings_fts_note_delete;
+      DROP TABLE IF EXISTS recordings_fts;
+      DROP INDEX IF EXISTS recordings_account;
+      DROP INDEX IF EXISTS recordings_account_type;
+      DROP INDEX IF EXISTS recordings_account_status;
+      DROP INDEX IF EXISTS recordings_account_device;
+      DROP INDEX IF EXISTS recordings_account_source;
+      DROP INDEX IF EXISTS recordings_external;
+      ALTER TABLE recording_keys RENAME TO recording_keys_v3;
+      ALTER TABLE recordings RENAME TO recordings_v3;`,
+};
+
+/** The recordings columns of schemas 1-3 (all but the key), copied by migration 4. */
+const RECORDING_COLUMNS_V3 = `id, account_id, integration_id, type, title, transcript, summary, recorded_at, created_at,
+  updated_at, revision, status, pinned, device_id, external_id, source, capture_input, native, text_saved,
+  processing_updated_at, processing_message, audio, body_hash, deleted_at`;
+
+/** Run after schema.sql for a database that went through step N (what needs the new tables). */
+const refill: Record<number, string> = {
+  // The copy fires the noting trigger; the index is then written once from the table instead.
+  4: `INSERT INTO recordings (pos, seq, ${RECORDING_COLUMNS_V3})
+        SELECT -seq, seq, ${RECORDING_COLUMNS_V3} FROM recordings_v3 ORDER BY seq DESC;
+      INSERT INTO recording_keys (integration_id, key, recording_pos, created_at)
+        SELECT integration_id, key, -recording_seq, created_at FROM recording_keys_v3;
+      DROP TABLE recording_keys_v3;
+      DROP TABLE recordings_v3;
+      DELETE FROM recordings_fts_pending;
+      INSERT INTO recordings_fts (rowid, title, transcript)
+        SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '');`,
 };
 
 let cached: string | undefined;
@@ -57,6 +94,7 @@ export function migrate(db: Db): void {
     if (locked === SCHEMA_VERSION) return;
     if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
     db.exec(schemaText());
+    if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(refill[v] ?? '');
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   apply.immediate();

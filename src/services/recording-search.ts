@@ -176,10 +176,17 @@ function searchPage(
 ): Page {
   const start = budget.now();
   // A condition FTS5 cannot read lazily (it would merge first) is tested on the text instead, unless
-  // no condition can be read lazily.
-  const walked = conditions.some((c) => c.walk !== null) ? conditions.filter((c) => c.walk !== null) : conditions.slice(0, 1);
-  const expr = [...new Set(walked.map((c) => c.walk ?? c.whole))].join(' AND ');
-  const tests = conditions.filter((c) => !walked.includes(c) || (c.walk !== null && !c.exact)).map((c) => c.test);
+  // no condition can be read lazily: then FTS5 answers one condition as best it can, or, when it
+  // cannot be asked at all (words its tokenizer does not see as words), the account's recordings
+  // are read in order and every condition is tested on the text (bounded by the budget like any walk).
+  let walked = conditions.filter((c) => c.walk !== null);
+  let expr = [...new Set(walked.map((c) => c.walk!))].join(' AND ');
+  if (walked.length === 0) {
+    const eager = conditions.find((c) => c.eager !== null);
+    walked = eager ? [eager] : [];
+    expr = eager?.eager ?? '';
+  }
+  const tests = conditions.filter((c) => !walked.includes(c) || !c.exact).map((c) => c.test);
   const accepts = (row: RecordingRow): boolean =>
     row.account_id === accountId &&
     row.deleted_at === null &&
@@ -195,7 +202,8 @@ function searchPage(
   let read = 0;
   let lastRead = 0;
   let spent = false;
-  for (const row of store.candidates(expr, lo, hi, budget.candidates + 1)) {
+  const candidates = expr === '' ? store.scan(accountId, lo, hi, budget.candidates + 1) : store.candidates(expr, lo, hi, budget.candidates + 1);
+  for (const row of candidates) {
     if (read >= budget.candidates || (read >= budget.minCandidates && budget.now() - start >= budget.ms)) {
       spent = true;
       break;

@@ -1,6 +1,9 @@
-// The conditions of q (docs/decisions.md §5 "q"), each in three forms: the FTS5 expression that is exactly
-// the condition, a cheap expression that FTS5 reads lazily in rowid order and that finds every
-// recording meeting it (the condition itself, or a superset), and a test of a row's text.
+// The conditions of q (docs/decisions.md §5 "q"), each in four forms: the FTS5 expression that would be
+// exactly the condition over an index with positions (reported, not run), a cheap expression that
+// FTS5 reads lazily in rowid order and that finds every recording meeting it (the condition
+// itself, or a superset), one FTS5 may have to merge doclists for (when there is no cheap one),
+// and a test of a row's text. The index keeps no positions (schema.sql, detail = none): no
+// expression sent to FTS5 holds a phrase, not even a word its tokenizer splits (lookup()).
 // recording-search.ts lets FTS5 walk the AND of the cheap expressions and tests each candidate
 // for the conditions whose cheap expression is only a superset, so that each step of the walk ends
 // after about one candidate and the work of a page can be bounded (SEARCH_BUDGET).
@@ -24,20 +27,31 @@ const ASCII_WORD = /^[a-z0-9]+$/;
 export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
 export interface Condition {
-  /** The FTS5 expression that is exactly this condition. */
+  /**
+   * The condition as one FTS5 expression over positions (a phrase is a quoted string): what
+   * matchExpression() reports. It is not run: the index keeps no positions (detail=none), so the
+   * search asks FTS5 for `walk` or `eager` and tests phrases on the text.
+   */
   whole: string;
   /**
-   * An expression FTS5 reads lazily in rowid order that returns every recording meeting it, or
-   * null when there is none (only `whole`, whose doclists FTS5 merges before the first row).
+   * An expression FTS5 reads lazily in rowid order that returns every recording meeting the
+   * condition, or null when there is none.
    */
   walk: string | null;
-  /** `walk` returns exactly the recordings meeting it (false: a superset, tested with `test`). */
+  /**
+   * An expression FTS5 can answer that returns every recording meeting the condition, possibly only
+   * after merging doclists (a prefix of 4+ characters of a non-ASCII word); null when FTS5 cannot
+   * be asked at all (then the recordings are read in order and tested).
+   */
+  eager: string | null;
+  /** `walk` and `eager` return exactly the recordings meeting it (false: a superset, tested with `test`). */
   exact: boolean;
   /** Whether a row meets the condition, from its title and transcript. */
   test: (row: Pick<RecordingRow, 'title' | 'transcript'>) => boolean;
 }
 
-type Terms = Pick<SearchTerms, 'expansions' | 'continuations'>;
+/** The vocabulary of the index; `tokens` absent: every word is one FTS5 token (as an ASCII word is). */
+type Terms = Pick<SearchTerms, 'expansions' | 'continuations'> & Partial<Pick<SearchTerms, 'tokens'>>;
 
 /** q → its words and quoted phrases. An unmatched quote opens a phrase that runs to the end. */
 export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] }> {
@@ -81,7 +95,10 @@ function items(q: string): Item[] {
 export function searchConditions(q: string, terms: Terms): Condition[] | null {
   const out = new Map<string, Condition>();
   for (const item of items(q)) {
-    const condition = item.phrase ? phrase(item.words) : item.exact ? exactWord(item.word) : prefixWord(item.word, terms);
+    // A word of marks only ("ि") is nothing once folded: neither the index nor the text test has it.
+    if (item.phrase) item.words = item.words.filter((w) => withoutDiacritics(w) !== '');
+    if (item.phrase ? item.words.length === 0 : item.folded === '') return null;
+    const condition = item.phrase ? phrase(item.words, terms) : item.exact ? exactWord(item.word, terms) : prefixWord(item.word, terms);
     if (condition === null) return null;
     // The same condition twice is one condition (AND is idempotent).
     if (!out.has(condition.whole)) out.set(condition.whole, condition);
@@ -95,17 +112,59 @@ export function matchExpression(q: string, terms: Terms): string | null {
   return conditions && conditions.map((c) => c.whole).join(' AND ');
 }
 
-function exactWord(word: string): Condition {
-  return { whole: quote(word), walk: quote(word), exact: true, test: textTest([withoutDiacritics(word)], false) };
+/** What FTS5 can be asked for one word: see Condition. */
+type Lookup = Pick<Condition, 'walk' | 'eager' | 'exact'>;
+
+const NO_LOOKUP: Lookup = { walk: null, eager: null, exact: false };
+
+/**
+ * How FTS5 finds the recordings with a word (prefix: a word starting with it). A word FTS5 reads as
+ * one token is asked for as it is. A word it splits (its tokenizer drops a character the search
+ * counts as part of a word) is asked for as the AND of its tokens, each whole except a last one
+ * that ends the word of a prefix: a superset, whose rows are tested on the text.
+ */
+function lookup(word: string, prefix: boolean, terms: Terms): Lookup {
+  const tokens = terms.tokens ? terms.tokens(word) : [word];
+  if (tokens.length === 1 && tokens[0] === word) {
+    if (!prefix) return { walk: quote(word), eager: quote(word), exact: true };
+    const expr = `${quote(word)}*`;
+    return { walk: [...word].length === PREFIX_INDEX_CHARS ? expr : null, eager: expr, exact: true };
+  }
+  if (tokens.length === 0) return NO_LOOKUP;
+  const last = tokens.length - 1;
+  const open = prefix && word.endsWith(tokens[last]!);
+  const parts = tokens.map((t, i) => (i === last && open ? `${quote(t)}*` : quote(t)));
+  // A prefix read without the prefix index merges doclists first: leave it out of the lazy walk.
+  const lazy = parts.filter((_, i) => !(i === last && open && [...tokens[i]!].length !== PREFIX_INDEX_CHARS));
+  const and = (xs: string[]) => (xs.length === 0 ? null : xs.length === 1 ? xs[0]! : `(${xs.join(' AND ')})`);
+  return { walk: and(lazy), eager: and(parts), exact: false };
+}
+
+/** All of the lookups (a phrase's words): each one's expression, or nothing for a word FTS5 cannot find. */
+function allOf(lookups: Lookup[]): Lookup {
+  const and = (xs: Array<string | null>) => {
+    const known = [...new Set(xs.filter((x): x is string => x !== null))];
+    return known.length === 0 ? null : known.join(' AND ');
+  };
+  return { walk: and(lookups.map((l) => l.walk)), eager: and(lookups.map((l) => l.eager)), exact: false };
+}
+
+/** Any of the lookups (the forms of a prefix): only when FTS5 can be asked for every one. */
+function anyOf(lookups: Lookup[]): Lookup {
+  const or = (xs: Array<string | null>) => (xs.some((x) => x === null) ? null : `(${xs.join(' OR ')})`);
+  return { walk: or(lookups.map((l) => l.walk)), eager: or(lookups.map((l) => l.eager)), exact: lookups.every((l) => l.exact) };
+}
+
+function exactWord(word: string, terms: Terms): Condition {
+  return { whole: quote(word), ...lookup(word, false, terms), test: textTest([withoutDiacritics(word)], false) };
 }
 
 /** A phrase is walked as the AND of its words; their order is tested on the text. */
-function phrase(words: string[]): Condition {
-  if (words.length === 1) return exactWord(words[0]!);
+function phrase(words: string[], terms: Terms): Condition {
+  if (words.length === 1) return exactWord(words[0]!, terms);
   return {
     whole: quote(words.join(' ')),
-    walk: [...new Set(words)].map(quote).join(' AND '),
-    exact: false,
+    ...allOf([...new Set(words)].map((w) => lookup(w, false, terms))),
     test: textTest(words.map(withoutDiacritics), false),
   };
 }
@@ -119,23 +178,43 @@ function phrase(words: string[]): Condition {
  */
 function prefixWord(word: string, terms: Terms): Condition | null {
   const test = textTest([withoutDiacritics(word)], true);
-  const plain = (lazy: boolean): Condition => ({ whole: `${quote(word)}*`, walk: lazy ? `${quote(word)}*` : null, exact: lazy, test });
-  if (!ASCII_WORD.test(word) || word.length === PREFIX_INDEX_CHARS) return plain([...word].length === PREFIX_INDEX_CHARS);
+  const whole = `${quote(word)}*`;
+  const head = (): Lookup => ({ walk: `${quote(word.slice(0, PREFIX_INDEX_CHARS))}*`, eager: null, exact: false });
+  if (!ASCII_WORD.test(word) || word.length === PREFIX_INDEX_CHARS) return { whole, ...lookup(word, true, terms), test };
   const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
   if (forms.length === 0) return null;
   if (forms.length <= MAX_EXPANSIONS) {
-    const expr = `(${forms.map(quote).join(' OR ')})`;
-    return { whole: expr, walk: expr, exact: true, test };
+    const ors = `(${forms.map(quote).join(' OR ')})`;
+    const any = anyOf(forms.map((f) => lookup(f, false, terms)));
+    // A form FTS5 cannot be asked for: the three-letter head still finds every recording with it.
+    if (any.walk === null && word.length > PREFIX_INDEX_CHARS) return { whole: ors, ...head(), eager: any.eager, test };
+    return { whole: ors, ...any, test };
   }
   if (word.length < PREFIX_INDEX_CHARS) {
     const heads = terms.continuations(word, PREFIX_INDEX_CHARS, MAX_EXPANSIONS);
     if (heads.length <= MAX_EXPANSIONS) {
-      const expr = `(${heads.map((h) => ([...h].length < PREFIX_INDEX_CHARS ? quote(h) : `${quote(h)}*`)).join(' OR ')})`;
-      return { whole: expr, walk: expr, exact: true, test };
+      const ors = `(${heads.map((h) => ([...h].length < PREFIX_INDEX_CHARS ? quote(h) : `${quote(h)}*`)).join(' OR ')})`;
+      return { whole: ors, ...anyOf(heads.map((h) => continuation(h, terms))), test };
     }
-    return plain(false);
+    return { whole, walk: null, eager: whole, exact: true, test };
   }
-  return { whole: `${quote(word)}*`, walk: `${quote(word.slice(0, PREFIX_INDEX_CHARS))}*`, exact: false, test };
+  return { whole, ...head(), test };
+}
+
+/**
+ * The recordings with a word that starts with a continuation `h` (the first three characters of
+ * stored forms, or a whole shorter form): the prefix index, or, where FTS5 splits `h`, its first
+ * token as a whole word (the word's first token ends there).
+ */
+function continuation(h: string, terms: Terms): Lookup {
+  const short = [...h].length < PREFIX_INDEX_CHARS;
+  const tokens = terms.tokens ? terms.tokens(h) : [h];
+  if (tokens.length === 1 && tokens[0] === h) {
+    const expr = short ? quote(h) : `${quote(h)}*`;
+    return { walk: expr, eager: expr, exact: true };
+  }
+  if (tokens.length === 0) return NO_LOOKUP;
+  return { walk: quote(tokens[0]!), eager: quote(tokens[0]!), exact: false };
 }
 
 // The search's idea of a word, as in search-terms.ts: runs of letters, numbers, marks and
@@ -186,6 +265,8 @@ function wordAt(t: string, i: number): boolean {
  */
 function textTest(words: string[], prefix: boolean): Condition['test'] {
   const first = words[0]!;
+  // An empty first word would be found at every index (and indexOf('') never returns -1).
+  if (first === '') return () => false;
   const rest = words.length > 1 ? new RegExp(words.slice(1).map((w) => `${NOT_WORD}+${escapeRegExp(w)}`).join(''), 'uy') : null;
   const found = (text: string): boolean => {
     if (text === '') return false;

@@ -18,6 +18,11 @@ const MARKS = /\p{M}/gu;
 const ASCII_START = /^[a-z0-9]/;
 /** Cap of the in-memory set of forms known to be stored (bounded memory; a reset costs re-checks). */
 const KNOWN_MAX = 500_000;
+const ASCII_ALNUM = /^[a-zA-Z0-9]+$/;
+/** Cap of the remembered characters of tokens() (a text has few distinct non-ASCII characters). */
+const TOKEN_CHARS_MAX = 10_000;
+/** Recordings read at most to decide whether a form FTS5 splits is still in some live text. */
+const STILL_HAS_ROWS = 2_000;
 
 /** The words of a text as the search sees them: lower-cased runs of letters, numbers and marks. */
 export function textWords(text: string): string[] {
@@ -37,6 +42,8 @@ export class SearchTerms {
   private readonly store: SearchTermStore;
   /** Forms committed to recording_terms (a subset of the table: filled only after commit). */
   private known = new Set<string>();
+  /** Characters asked of FTS5 (tokens()): whether its tokenizer keeps them in a token. */
+  private readonly tokenChars = new Map<string, boolean>();
 
   constructor(private readonly core: Core) {
     this.store = new SearchTermStore(core.db);
@@ -84,11 +91,66 @@ export class SearchTerms {
         indexPending();
         indexed = true;
       }
-      if (this.store.stillIndexed(form)) continue;
+      if (this.stillHas(form)) continue;
       this.store.remove(form);
       // Dropping from the cache is always safe (it only causes a re-check), even on rollback.
       this.known.delete(form);
     }
+  }
+
+  /**
+   * The tokens FTS5 makes of a word of the search (its characters unchanged): the runs of characters
+   * its tokenizer keeps. Mostly the word itself; the two differ where the tokenizer's Unicode tables
+   * and the search's idea of a word part ways (a spacing mark such as Devanagari "ि" is part of a
+   * word to the search, a separator to unicode61). The index has no positions (detail=none), so
+   * such a word cannot be asked for as one quoted string (search-plan.ts asks for its tokens).
+   */
+  tokens(word: string): string[] {
+    if (ASCII_ALNUM.test(word)) return [word];
+    const out: string[] = [];
+    let run = '';
+    for (const ch of word) {
+      if (this.isTokenChar(ch)) run += ch;
+      else if (run !== '') {
+        out.push(run);
+        run = '';
+      }
+    }
+    if (run !== '') out.push(run);
+    return out;
+  }
+
+  /** Whether the tokenizer keeps a character (a code point) in a token: asked of FTS5 once per character. */
+  private isTokenChar(ch: string): boolean {
+    const code = ch.codePointAt(0)!;
+    if (code < 0x80) return ASCII_ALNUM.test(ch);
+    let kept = this.tokenChars.get(ch);
+    if (kept === undefined) {
+      if (this.tokenChars.size >= TOKEN_CHARS_MAX) this.tokenChars.clear();
+      // "a?a" is one token exactly when ? is kept; otherwise FTS5 refuses it as a phrase.
+      kept = this.store.oneToken(`a${ch}a`);
+      this.tokenChars.set(ch, kept);
+    }
+    return kept;
+  }
+
+  /**
+   * Whether a live recording still has the word form. A form FTS5 reads as one token is asked of
+   * the index directly; a form it splits is looked for in the text of the recordings that have all
+   * its tokens (at most STILL_HAS_ROWS of them; past that it is kept, which only costs a stale
+   * expansion that matches nothing).
+   */
+  private stillHas(form: string): boolean {
+    const tokens = this.tokens(form);
+    if (tokens.length === 1 && tokens[0] === form) return this.store.stillIndexed(form);
+    if (tokens.length === 0) return false;
+    const rows = this.store.texts(tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND '), STILL_HAS_ROWS + 1);
+    if (rows.length > STILL_HAS_ROWS) return true;
+    return rows.some((r) => {
+      const forms = new Set<string>();
+      for (const text of [r.title, r.transcript]) for (const word of textWords(text)) addForms(forms, word);
+      return forms.has(form);
+    });
   }
 
   /** Up to `limit` stored forms that start with the ASCII word `prefix`. */

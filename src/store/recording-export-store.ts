@@ -9,9 +9,9 @@ export class RecordingExportStore {
 
   constructor(db: Db) {
     this.s = {
-      // recordings_account (account_id) WHERE deleted_at IS NULL ends in seq: each page is an index range.
+      // recordings_account (account_id) WHERE deleted_at IS NULL ends in pos = -seq: each page is an index range.
       page: db.prepare<[string, number, number], RecordingRow>(
-        'SELECT * FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND seq > ? ORDER BY seq LIMIT ?',
+        'SELECT * FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND pos < -? ORDER BY pos DESC LIMIT ?',
       ),
       count: db.prepare<[string], number>('SELECT count(*) FROM recordings WHERE account_id = ? AND deleted_at IS NULL').pluck(),
       live: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ? AND deleted_at IS NULL'),

@@ -1,6 +1,7 @@
 // SQL for listing and searching recordings. Every shape reads in ascending seq order (= newest
 // first) and stops after one page: a plain listing walks an (account_id[, filter]) index, whose
-// entries end in seq (one prepared statement per shape of filters, built on first use); a text
+// entries end in the table key pos = -seq, backwards (one prepared statement per shape of filters,
+// built on first use); a text
 // search lets FTS5 walk its index by rowid (= seq) in its natural ascending order and joins each
 // hit to its row (candidates()). Neither sorts, so a page costs the same at 1,000 or 1,000,000
 // matches. The search applies no other condition in SQL, so that each step of the walk returns
@@ -47,6 +48,7 @@ export class RecordingSearchStore {
   private readonly cache = new Map<string, Statement<[Params], RecordingRow>>();
   private readonly sizeCache = new Map<string, Statement<[Params], RowSize>>();
   private candidatesStmt: Statement<[Params], RecordingRow> | undefined;
+  private scanStmt: Statement<[Params], RecordingRow> | undefined;
   private readonly rowStmt;
 
   constructor(private readonly db: Db) {
@@ -59,7 +61,7 @@ export class RecordingSearchStore {
     return (
       `SELECT ${columns} FROM recordings WHERE account_id = @accountId AND deleted_at IS NULL` +
       filters +
-      ' AND seq BETWEEN @lo AND @hi ORDER BY seq LIMIT @limit'
+      ' AND pos BETWEEN -@hi AND -@lo ORDER BY pos DESC LIMIT @limit'
     );
   }
 
@@ -69,7 +71,7 @@ export class RecordingSearchStore {
   }
 
   /** The SQL of row() (exported for the query-plan tests). */
-  static readonly ROW_SQL = 'SELECT * FROM recordings WHERE seq = ? AND account_id = ? AND deleted_at IS NULL';
+  static readonly ROW_SQL = 'SELECT * FROM recordings WHERE pos = -? AND account_id = ? AND deleted_at IS NULL';
 
   /** A plain listing's rows as sort keys and text sizes, without reading the text. */
   sizes(q: ListQuery): RowSize[] {
@@ -90,7 +92,7 @@ export class RecordingSearchStore {
 
   /** The SQL of candidates() (exported for the query-plan tests). */
   static readonly CANDIDATES_SQL =
-    'SELECT r.* FROM recordings_fts CROSS JOIN recordings AS r ON r.seq = recordings_fts.rowid' +
+    'SELECT r.* FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid' +
     ' WHERE recordings_fts MATCH @match AND recordings_fts.rowid BETWEEN @lo AND @hi ORDER BY recordings_fts.rowid LIMIT @limit';
 
   /**
@@ -101,6 +103,16 @@ export class RecordingSearchStore {
   candidates(match: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
     this.candidatesStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.CANDIDATES_SQL);
     return this.candidatesStmt.iterate({ match, lo, hi, limit });
+  }
+
+  /**
+   * The account's live rows with seq in lo..hi, in seq order, at most `limit`, read one at a time:
+   * the candidates of a search no FTS5 expression can narrow. Run nothing else on the connection
+   * while iterating.
+   */
+  scan(accountId: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
+    this.scanStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.sql({}));
+    return this.scanStmt.iterate({ accountId, lo, hi, limit });
   }
 
   /**

@@ -11,7 +11,7 @@ export class RecordingStore {
    * (through a partial index) and probed the note table: ~1 s per create at 1M recordings.
    */
   static readonly INDEX_PENDING_SQL = `INSERT INTO recordings_fts (rowid, title, transcript)
-    SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.seq = p.seq
+    SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.pos = -p.seq
     WHERE r.deleted_at IS NULL AND (r.title <> '' OR r.transcript <> '')`;
 
   /** A bounded slice of segment merging: about N pages ('merge'; never 'optimize', which rewrites the whole index in one transaction). */
@@ -24,14 +24,14 @@ export class RecordingStore {
   constructor(db: Db) {
     this.s = {
       byId: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ?'),
-      bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE seq = ?'),
+      bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE pos = -?'),
       byExternal: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE integration_id = ? AND external_id = ?'),
-      firstUsed: db.prepare<[number, number], { m: number | null }>('SELECT min(seq) AS m FROM recordings WHERE seq BETWEEN ? AND ?'),
+      firstUsed: db.prepare<[{ lo: number; hi: number }], { m: number | null }>('SELECT -max(pos) AS m FROM recordings WHERE pos BETWEEN -@hi AND -@lo'),
       insert: db.prepare<RecordingRow>(
-        `INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, summary, recorded_at, created_at,
+        `INSERT INTO recordings (pos, seq, id, account_id, integration_id, type, title, transcript, summary, recorded_at, created_at,
            updated_at, revision, status, pinned, device_id, external_id, source, capture_input, native, text_saved,
            processing_updated_at, processing_message, audio, body_hash, deleted_at)
-         VALUES (@seq, @id, @account_id, @integration_id, @type, @title, @transcript, @summary, @recorded_at, @created_at,
+         VALUES (-@seq, @seq, @id, @account_id, @integration_id, @type, @title, @transcript, @summary, @recorded_at, @created_at,
            @updated_at, @revision, @status, @pinned, @device_id, @external_id, @source, @capture_input, @native, @text_saved,
            @processing_updated_at, @processing_message, @audio, @body_hash, @deleted_at)`,
       ),
@@ -41,13 +41,13 @@ export class RecordingStore {
            revision = @revision, status = @status, pinned = @pinned, device_id = @device_id, source = @source,
            capture_input = @capture_input, native = @native, text_saved = @text_saved, processing_updated_at = @processing_updated_at,
            processing_message = @processing_message, audio = @audio, body_hash = @body_hash, deleted_at = @deleted_at
-         WHERE seq = @seq`,
+         WHERE pos = -@seq`,
       ),
       keyGet: db.prepare<[string, string], { recording_seq: number }>(
-        'SELECT recording_seq FROM recording_keys WHERE integration_id = ? AND key = ?',
+        'SELECT -recording_pos AS recording_seq FROM recording_keys WHERE integration_id = ? AND key = ?',
       ),
       keyInsert: db.prepare<[string, string, number, number]>(
-        'INSERT INTO recording_keys (integration_id, key, recording_seq, created_at) VALUES (?, ?, ?, ?)',
+        'INSERT INTO recording_keys (integration_id, key, recording_pos, created_at) VALUES (?, ?, -?, ?)',
       ),
       merge: db.prepare<[number]>(RecordingStore.MERGE_SQL),
       totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
@@ -55,7 +55,7 @@ export class RecordingStore {
       indexPending: db.prepare(RecordingStore.INDEX_PENDING_SQL),
       clearPending: db.prepare('DELETE FROM recordings_fts_pending'),
       pendingTexts: db.prepare<[], { title: string; transcript: string }>(
-        'SELECT r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.seq = p.seq WHERE r.deleted_at IS NULL',
+        'SELECT r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.pos = -p.seq WHERE r.deleted_at IS NULL',
       ),
     };
   }
@@ -71,7 +71,7 @@ export class RecordingStore {
   }
   /** The lowest sort key already used in [from, to], or null. */
   firstUsed(from: number, to: number): number | null {
-    return this.s.firstUsed.get(from, to)?.m ?? null;
+    return this.s.firstUsed.get({ lo: from, hi: to })?.m ?? null;
   }
   insert(row: RecordingRow): void {
     this.s.insert.run(row);

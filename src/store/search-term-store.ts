@@ -13,6 +13,12 @@ export class SearchTermStore {
       remove: db.prepare<[string]>('DELETE FROM recording_terms WHERE term = ?'),
       // Whether any live recording still has this word (FTS5 folds case and accents the same way).
       indexed: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM recordings_fts WHERE recordings_fts MATCH ? LIMIT 1'),
+      // Parsing only (no rowid is 0): FTS5 rejects a quoted string of two or more tokens (detail=none).
+      probe: db.prepare<[string]>('SELECT 1 FROM recordings_fts WHERE recordings_fts MATCH ? AND rowid = 0'),
+      // Live rows that have every token of a word FTS5 splits (see stillHas()).
+      texts: db.prepare<[string, number], { title: string; transcript: string }>(
+        'SELECT r.title, r.transcript FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid WHERE recordings_fts MATCH ? LIMIT ?',
+      ),
       next: db.prepare<[string], { term: string }>('SELECT term FROM recording_terms WHERE term > ? ORDER BY term LIMIT 1'),
       range: db.prepare<[string, string, number], { term: string }>(
         'SELECT term FROM recording_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?',
@@ -31,6 +37,25 @@ export class SearchTermStore {
   /** Whether the FTS index still holds the word (a quoted FTS5 string, so never syntax). */
   stillIndexed(word: string): boolean {
     return this.s.indexed.get(`"${word.replace(/"/g, '""')}"`) !== undefined;
+  }
+
+  /**
+   * Whether FTS5 reads the quoted string as at most one token: the index has no positions
+   * (detail=none), so a string it splits in two is a phrase, which it refuses.
+   */
+  oneToken(text: string): boolean {
+    try {
+      this.s.probe.all(`"${text.replace(/"/g, '""')}"`);
+      return true;
+    } catch (e) {
+      if (e instanceof Error && /phrase queries are not supported/.test(e.message)) return false;
+      throw e;
+    }
+  }
+
+  /** Title and transcript of up to `limit` live recordings the FTS5 expression returns. */
+  texts(match: string, limit: number): Array<{ title: string; transcript: string }> {
+    return this.s.texts.all(match, limit);
   }
 
   /** The first term after `from`, if any. */

@@ -1,0 +1,91 @@
+// Schema 4: the search index keeps no positions (detail = none) and the recordings table is keyed by
+// pos = -seq. A database written under schema 3 (kept as a fixture) is rebuilt on open, in the same
+// transaction as the version bump: every row and idempotency key kept, and every kind of search
+// answers as before: words, prefixes, phrases (word order tested on the text), deleted text not
+// found, and later edits and deletes keep the index exact.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { SCHEMA_VERSION } from '../../src/db/migrate';
+import { harness } from '../helpers/harness';
+
+const seqOf = (recordedAt: number) => (2 ** 43 - 1 - recordedAt) * 1024 + 1023;
+
+function schema3Database(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v3-')), 'reclib.db');
+  const raw = new Database(file);
+  raw.pragma('journal_mode = WAL');
+  raw.exec(fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'schema-v3.sql'), 'utf8'));
+  raw.pragma('user_version = 3');
+  raw.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('acc_a', 'alice', 'int_a', 1)").run();
+  const insert = raw.prepare(
+    `INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash, deleted_at)
+     VALUES (?, ?, 'acc_a', 'int_a', 'memo', ?, ?, ?, 1, 1, 1, 'ready', ?, ?)`,
+  );
+  const rows: Array<[string, string, string, number, number | null]> = [
+    ['rec_1', 'Budget meeting', 'we review the budget with the team', 1000, null],
+    ['rec_2', 'Team lunch', 'the budget review is next week', 2000, null],
+    ['rec_3', 'Secret plans', 'the secret word is zanzibar', 3000, null],
+    ['rec_4', 'Interval notes', 'intermediate internal integration', 4000, null],
+  ];
+  for (const [id, title, transcript, at, deleted] of rows) insert.run(seqOf(at), id, title, transcript, at, 'a'.repeat(64), deleted);
+  raw.prepare("INSERT INTO recording_keys (integration_id, key, recording_seq, created_at) VALUES ('int_a', 'k-old', ?, 1)").run(seqOf(2000));
+  // As schema 3's writer did at commit: index the noted rows, then empty the note table.
+  raw.exec(`INSERT INTO recordings_fts (rowid, title, transcript)
+              SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p JOIN recordings r ON r.seq = p.seq;
+            DELETE FROM recordings_fts_pending;`);
+  const terms = raw.prepare('INSERT OR IGNORE INTO recording_terms (term) VALUES (?)');
+  for (const [, title, transcript] of rows) for (const w of `${title} ${transcript}`.toLowerCase().split(/\W+/)) if (w) terms.run(w);
+  // A recording deleted under schema 3: a tombstone, its text erased (and so taken out of the index).
+  raw.prepare("UPDATE recordings SET title = '', transcript = '', deleted_at = 5 WHERE id = 'rec_3'").run();
+  raw.prepare("DELETE FROM recording_terms WHERE term IN ('secret', 'plans', 'word', 'zanzibar')").run();
+  raw.close();
+  return file;
+}
+
+describe('migration from schema 3', () => {
+  it('keeps every row and key under the new table key, re-indexes without positions, and every kind of search still answers', () => {
+    const file = schema3Database();
+    const h = harness({ db: file });
+    const { db } = h.services.core;
+    const account = { accountId: 'acc_a' };
+    const ids = (q: string) => h.services.recordings.list(account, { limit: 10, q }).rows.map((r) => r.id);
+    try {
+      assert.equal(SCHEMA_VERSION, 4);
+      assert.equal(db.pragma('user_version', { simple: true }), 4);
+      const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recordings_fts'").pluck().get() as string;
+      assert.match(ddl, /detail = none/);
+      db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+      assert.equal(db.prepare('SELECT count(*) FROM recordings_fts_pending').pluck().get(), 0);
+      const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
+      assert.equal(config['secure-delete'], 1, 'deleted text is still erased from the index');
+
+      assert.equal(db.prepare('SELECT count(*) FROM recordings WHERE pos <> -seq').pluck().get(), 0, 'every row keyed by pos = -seq');
+      assert.equal(db.prepare('SELECT count(*) FROM recordings').pluck().get(), 4, 'tombstones kept');
+      const keyed = db.prepare("SELECT r.id FROM recording_keys k JOIN recordings r ON r.pos = k.recording_pos WHERE k.key = 'k-old'").pluck().get();
+      assert.equal(keyed, 'rec_2', 'an idempotency key still names its recording');
+      assert.deepEqual(db.pragma('foreign_key_check'), []);
+      assert.deepEqual(db.prepare("SELECT name FROM sqlite_master WHERE name LIKE '%_v3'").pluck().all(), [], 'the old tables are gone');
+      assert.deepEqual(ids('budget'), ['rec_2', 'rec_1'], 'a word, newest first');
+      assert.deepEqual(ids('bud'), ['rec_2', 'rec_1'], 'a 3-letter prefix');
+      assert.deepEqual(ids('inte'), ['rec_4'], 'a prefix expanded through the stored forms');
+      assert.deepEqual(ids('"budget review"'), ['rec_2'], 'a phrase: its word order is tested on the text');
+      assert.deepEqual(ids('"review budget"'), [], 'the same words in another order are no phrase match');
+      assert.deepEqual(ids('team budget'), ['rec_2', 'rec_1'], 'two words');
+      assert.deepEqual(ids('zanzibar'), [], 'text deleted before the migration is not found');
+
+      // Writes after the migration keep the index exact.
+      const principal = h.services.auth.authenticate(h.key());
+      const { row } = h.services.recordings.create(principal, { type: 'clip', title: 'Zebra budget', transcript: 'a new budget' }, 'k1');
+      assert.equal(h.services.recordings.list({ accountId: h.accountId }, { limit: 10, q: '"new budget"' }).rows.length, 1);
+      h.services.recordings.remove(principal, row.id, 1);
+      assert.equal(h.services.recordings.list({ accountId: h.accountId }, { limit: 10, q: 'zebra' }).rows.length, 0);
+      db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+    } finally {
+      db.close();
+    }
+  });
+});
