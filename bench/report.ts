@@ -1,6 +1,7 @@
 // Writes the figures: a table on stdout, bench/results-<size>.json and bench/results.md (quoted by the README).
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ColdStartResult } from './cold-start';
 import type { DurabilityResults } from './durability';
 import type { LoadResult } from './load';
 import type { StallResult } from './stall';
@@ -26,6 +27,8 @@ export interface Results {
   durability?: DurabilityResults;
   /** The mixed-load stall measurement (absent in runs before it). */
   stall?: StallResult;
+  /** The bundle's cold start against `node -e 0` (absent in runs before it). */
+  coldStart?: ColdStartResult;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -67,7 +70,7 @@ function diagnosticRows(r: Results): string[][] {
 
 const DIAG_HEAD = ['scenario', 'req/s range', 'non-2xx', 'server CPU', 'iowait', 'others (server/loader core)', 'loader CPU'];
 
-function textTable(head: string[], rows: string[][]): string {
+export function textTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
@@ -87,6 +90,12 @@ const targetNote = (r: Results) =>
   r.corpus.generatorVersion !== GENERATOR_VERSION
     ? `This run predates the bounded search and the issue-14 scenarios (corpus generator v${r.corpus.generatorVersion}, the targets of issue 3 as that run checked them); it stays as the ${fmt(r.corpus.size)}-recording reference until the next run at that size:`
     : r.corpus.size === TARGET_SIZE ? `Targets (issue 14, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 14, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
+
+/** The cold-start measurement in one sentence. */
+const coldStartText = (c: ColdStartResult): string =>
+  `Cold start (issue 14 point 5): \`node dist/reclib.mjs serve\` on this run's database, from spawn to the first 200 from GET /healthz, ` +
+  `${c.server.median.toFixed(0)} ms (${c.server.range[0].toFixed(0)}–${c.server.range[1].toFixed(0)}); \`node -e 0\` from spawn to exit ` +
+  `${c.node.median.toFixed(0)} ms (${c.node.range[0].toFixed(0)}–${c.node.range[1].toFixed(0)}); medians of ${c.pairs} alternating pairs, both pinned to core 0.`;
 
 /** The stall measurement in one paragraph. */
 function stallText(s: StallResult): string {
@@ -115,6 +124,7 @@ export function printResults(r: Results): void {
   if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
   if (r.durability) console.log(`\n${textTable(DURABILITY_HEAD, durabilityRows(r.durability))}\n${durabilityText(r.durability)}`);
   if (r.stall) console.log(`\n${stallText(r.stall)}`);
+  if (r.coldStart) console.log(`\n${coldStartText(r.coldStart)}`);
   console.log(`\n${targetNote(r)}`);
   console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
   for (const n of r.notes) console.log(`note: ${n}`);
@@ -165,6 +175,7 @@ export function markdown(r: Results): string {
     '',
     ...(r.durability ? [mdTable(DURABILITY_HEAD, durabilityRows(r.durability)), '', durabilityText(r.durability), ''] : []),
     ...(r.stall ? [stallText(r.stall), ''] : []),
+    ...(r.coldStart ? [coldStartText(r.coldStart), ''] : []),
     targetNote(r),
     '',
     mdTable(['target', 'required', 'measured', 'result'], targetRows(r)),

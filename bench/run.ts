@@ -1,23 +1,25 @@
-// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed --no-durability]`
+// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline,cold-start --cpu-prof --reseed --no-durability --cold-start 10]`
 // Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
 // drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds,
 // then the read scenarios open loop at half their measured capacity and each scenario with one
 // connection, then creates with --durability full and normal side by side (bench/durability.ts),
+// then the cold start of the bundle against `node -e 0` (bench/cold-start.ts; --only cold-start runs just that),
 // and writes the medians to bench/results-<size>.json and bench/results.md. Not a test: CI does not run it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { CACHE_DIR, ensureCorpus, fsyncFile, runCopy } from './cache';
+import { measureColdStart, type ColdStartResult } from './cold-start';
 import { measureDurability, type DurabilityResults } from './durability';
 import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
 import type { LoadResult } from './load';
 import { summariseProfile } from './profile';
 import { build, cli, load, LOADER_CORE, memoryMb, ROOT, SERVER_CORE, startBaseline, startServer, stop, type Served } from './processes';
-import { printResults, writeResults, type Results } from './report';
+import { printResults, textTable, writeResults, type Results } from './report';
 import { roundOrder, SCENARIOS, type Scenario } from './scenarios';
 import { measureStall, type StallResult } from './stall';
-import { checkTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
+import { checkTargets, coldStartTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
 
 const { values: opt } = parseArgs({
   options: {
@@ -33,6 +35,8 @@ const { values: opt } = parseArgs({
     'no-durability': { type: 'boolean', default: false },
     /** Seconds of the mixed-load stall measurement (0: skip it). */
     stall: { type: 'string', default: '10' },
+    /** Alternating pairs of the cold-start measurement (0: skip it). */
+    'cold-start': { type: 'string', default: '10' },
   },
 });
 
@@ -47,6 +51,7 @@ const rounds = int('rounds', opt.rounds, 1, 20);
 const durationSec = int('duration', opt.duration, 1, 60);
 const connections = int('connections', opt.connections, 1, 256);
 const stallSec = int('stall', opt.stall, 0, 600);
+const coldPairs = int('cold-start', opt['cold-start'], 0, 100);
 const singleSec = Math.max(1, Math.round(durationSec * 0.6));
 const log = (line: string) => console.log(line);
 /** Share of a scenario's saturated req/s offered in the open-loop phase. */
@@ -96,7 +101,8 @@ async function main() {
   const only = opt.only?.split(',');
   const scenarios = only ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
   const runStall = stallSec > 0 && (!only || only.includes('stall'));
-  if (scenarios.length === 0 && !runStall) throw new Error(`--only matched none of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const runCold = coldPairs > 0 && (!only || only.includes('cold-start'));
+  if (scenarios.length === 0 && !runStall && !runCold) throw new Error(`--only matched none of ${[...SCENARIOS.map((s) => s.name), 'stall', 'cold-start'].join(', ')}`);
 
   const db = runCopy(corpus);
   const bodiesFile = path.join(CACHE_DIR, 'create-bodies.json');
@@ -112,6 +118,18 @@ async function main() {
   const machineInfo = machine(sqliteVersion);
   const profDir = path.join(CACHE_DIR, 'prof');
   if (opt['cpu-prof']) fs.rmSync(profDir, { recursive: true, force: true });
+  // Before the long-running servers start, so that neither takes the core from the starts measured.
+  let coldStart: ColdStartResult | undefined;
+  if (runCold) {
+    log(`cold start: ${coldPairs} alternating pairs…`);
+    coldStart = await measureColdStart(db, coldPairs, log);
+  }
+  if (scenarios.length === 0 && !runStall) {
+    const checks = coldStartTargets(coldStart);
+    console.log(textTable(['target', 'required', 'measured', 'result'], checks.map((c) => [c.target, c.required, c.measured, c.pass ? 'pass' : 'FAIL'])));
+    for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
+    return;
+  }
 
   const server = await startServer(db, opt['cpu-prof'] ? path.join(profDir, 'server') : undefined);
   const baseline = await startBaseline(db, opt['cpu-prof'] ? path.join(profDir, 'baseline') : undefined);
@@ -282,8 +300,9 @@ async function main() {
     server: memory,
     scenarios: summaries,
     getVsBaseline: ratio,
-    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...stallTargets(stall)] },
+    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...coldStartTargets(coldStart), ...stallTargets(stall)] },
     stall,
+    coldStart,
     notes,
     raw,
     single,
