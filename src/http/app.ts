@@ -4,8 +4,7 @@ import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, errorStatus, type ErrorCode } from '../errors';
 import type { Services } from '../services';
-import { Metrics } from '../observe/metrics';
-import { MetricsStore } from '../store/metrics-store';
+import type { Metrics } from '../observe/metrics';
 import { docsPage } from './docs-page';
 import type { AppEnv, HttpDeps, WriteForwarder } from './env';
 import { registerMetricsRoute } from './metrics-route';
@@ -28,6 +27,11 @@ export interface AppOptions {
   logError?: (line: string) => void;
   /** The writer thread that answers writes (reclib serve); absent: every request runs here. */
   writes?: WriteForwarder;
+  /**
+   * What GET /metrics serves; required when config.metricsToken is set. Built by the caller, so
+   * that prom-client is loaded only then (loadMetrics in src/observe/load-metrics.ts).
+   */
+  metrics?: Metrics;
 }
 
 export function createApp(services: Services, options: AppOptions = {}) {
@@ -77,7 +81,8 @@ export function createApp(services: Services, options: AppOptions = {}) {
 
   // Prometheus metrics, only when a token is configured (docs/decisions.md §11); the server counts requests.
   const metricsToken = core.config.metricsToken;
-  const metrics = metricsToken ? new Metrics(new MetricsStore(core.db), core.config.db) : undefined;
+  const metrics = metricsToken ? options.metrics : undefined;
+  if (metricsToken && !metrics) throw new Error('createApp: config.metricsToken is set, but no metrics were given (loadMetrics)');
   if (metrics && metricsToken) registerMetricsRoute(app, metrics, metricsToken, (c, message) => errorResponse(c, 'unauthenticated', message));
 
   const v2Doc = new OpenApiDoc(
