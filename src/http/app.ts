@@ -2,6 +2,7 @@
 // sub-apps. createApp() takes services so tests drive it through app.request() on a fresh db.
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { TrieRouter } from 'hono/router/trie-router';
 import { AppError, errorStatus, type ErrorCode } from '../errors';
 import type { Services } from '../services';
 import type { Metrics } from '../observe/metrics';
@@ -11,7 +12,7 @@ import { registerMetricsRoute } from './metrics-route';
 import { registerMcp } from './mcp-route';
 import { OpenApiDoc } from './openapi';
 import { RateLimiter } from './rate-limit';
-import { ApiRouter, plainRoute, setRequestId } from './router';
+import { ApiRouter, jsonAnswer, plainJsonRoute, plainRoute, setRequestId } from './router';
 import { registerSessionRoutes } from './session-routes';
 import { registerV1 } from './v1';
 import { registerV2 } from './v2';
@@ -37,7 +38,11 @@ export interface AppOptions {
 export function createApp(services: Services, options: AppOptions = {}) {
   const { core } = services;
   const logError = options.logError ?? ((line: string) => console.error(line));
-  const app = new Hono<AppEnv>();
+  // TrieRouter, which Hono's default SmartRouter ends up with anyway: its first choice, RegExpRouter,
+  // cannot take v1's GET /recordings/latest-clip before /recordings/{id} and gives up on the first
+  // request, after adding most routes (a few ms of the first answer after a start).
+  // test/http/router-choice.test.ts fails when that stops being true.
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
   const deps: HttpDeps = {
     services,
     rateLimiter: new RateLimiter(core.clock, core.config.rateLimit),
@@ -73,9 +78,9 @@ export function createApp(services: Services, options: AppOptions = {}) {
   // appear only then, so a healthy answer is exactly {"status":"ok"}.
   app.get(
     '/healthz',
-    plainRoute((c) => {
+    plainJsonRoute((c) => {
       const writes = core.writer.health.status;
-      return c.json(writes ? { status: 'ok', writes: 'failing', writeError: writes.failing, failingSince: writes.since } : { status: 'ok' });
+      return jsonAnswer(c, writes ? { status: 'ok', writes: 'failing', writeError: writes.failing, failingSince: writes.since } : { status: 'ok' });
     }),
   );
 
@@ -105,8 +110,9 @@ export function createApp(services: Services, options: AppOptions = {}) {
   let v1Json: string | undefined;
   app.get('/api/v2/openapi.json', plainRoute((c) => c.body((v2Json ??= JSON.stringify(v2Doc.toJSON())), 200, { 'content-type': 'application/json' })));
   app.get('/api/v1/openapi.json', plainRoute((c) => c.body((v1Json ??= JSON.stringify(v1Doc.toJSON())), 200, { 'content-type': 'application/json' })));
-  const docsHeaders = htmlHeaders(cspWithInlineHashes(docsPage));
-  app.get('/docs', plainRoute((c) => c.body(docsPage, 200, docsHeaders)));
+  // Hashed on the first visit, not at every start (and in the writer thread's copy of the app).
+  let docsHeaders: Record<string, string> | undefined;
+  app.get('/docs', plainRoute((c) => c.body(docsPage, 200, (docsHeaders ??= htmlHeaders(cspWithInlineHashes(docsPage))))));
   registerWebApp(app, noRoute);
   app.route('/api/v2', v2);
   app.route('/api/v1', v1);
