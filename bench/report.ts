@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { diskText, type DiskUsage } from './disk';
+import type { ColdStartResult } from './cold-start';
 import type { DurabilityResults } from './durability';
 import type { LoadResult } from './load';
 import type { StallResult } from './stall';
@@ -33,6 +34,8 @@ export interface Results {
   writes?: import('./edits').WriteResults;
   /** Disk use of the seeded library (absent in runs before it). */
   disk?: DiskUsage;
+  /** The bundle's cold start against `node -e 0` (absent in runs before it). */
+  coldStart?: ColdStartResult;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -74,7 +77,7 @@ function diagnosticRows(r: Results): string[][] {
 
 const DIAG_HEAD = ['scenario', 'req/s range', 'non-2xx', 'server CPU', 'iowait', 'others (server/loader core)', 'loader CPU'];
 
-function textTable(head: string[], rows: string[][]): string {
+export function textTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
@@ -94,6 +97,12 @@ const targetNote = (r: Results) =>
   r.corpus.generatorVersion !== GENERATOR_VERSION
     ? `This run predates the bounded search and the issue-14 scenarios (corpus generator v${r.corpus.generatorVersion}, the targets of issue 3 as that run checked them); it stays as the ${fmt(r.corpus.size)}-recording reference until the next run at that size:`
     : r.corpus.size === TARGET_SIZE ? `Targets (issue 14, at ${fmt(TARGET_SIZE)} recordings):` : `Targets (issue 14, defined at ${fmt(TARGET_SIZE)}; checked here at ${fmt(r.corpus.size)} for orientation):`;
+
+/** The cold-start measurement in one sentence. */
+const coldStartText = (c: ColdStartResult): string =>
+  `Cold start (issue 14 point 5): \`node dist/reclib.mjs serve\` on this run's database, from spawn to the first 200 from GET /healthz, ` +
+  `${c.server.median.toFixed(0)} ms (${c.server.range[0].toFixed(0)}–${c.server.range[1].toFixed(0)}); \`node -e 0\` from spawn to exit ` +
+  `${c.node.median.toFixed(0)} ms (${c.node.range[0].toFixed(0)}–${c.node.range[1].toFixed(0)}); medians of ${c.pairs} alternating pairs, both pinned to core 0.`;
 
 /** The stall measurement in one paragraph. */
 function stallText(s: StallResult): string {
@@ -123,6 +132,7 @@ export function printResults(r: Results): void {
   if (r.durability) console.log(`\n${textTable(DURABILITY_HEAD, durabilityRows(r.durability))}\n${durabilityText(r.durability)}`);
   if (r.stall) console.log(`\n${stallText(r.stall)}`);
   if (r.disk) console.log(`\n${diskText(r.disk)}`);
+  if (r.coldStart) console.log(`\n${coldStartText(r.coldStart)}`);
   console.log(`\n${targetNote(r)}`);
   console.log(textTable(['target', 'required', 'measured', 'result'], targetRows(r)));
   for (const n of r.notes) console.log(`note: ${n}`);
@@ -174,6 +184,7 @@ export function markdown(r: Results): string {
     ...(r.durability ? [mdTable(DURABILITY_HEAD, durabilityRows(r.durability)), '', durabilityText(r.durability), ''] : []),
     ...(r.stall ? [stallText(r.stall), ''] : []),
     ...(r.disk ? [diskText(r.disk), ''] : []),
+    ...(r.coldStart ? [coldStartText(r.coldStart), ''] : []),
     targetNote(r),
     '',
     mdTable(['target', 'required', 'measured', 'result'], targetRows(r)),

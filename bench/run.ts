@@ -1,10 +1,11 @@
-// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline --cpu-prof --reseed --seed-only --no-durability]`
+// `npm run bench [-- --size 1000000 --rounds 3 --duration 5 --connections 32 --only get,baseline,cold-start --cpu-prof --reseed --seed-only --no-durability --cold-start 10]`
 // Seeds (or reuses) the corpus, starts the built server and the raw baseline pinned to core 0,
 // drives each scenario with autocannon from a process pinned to core 1 in interleaved rounds
 // (each create round followed by the in-process ceiling of the same shape, bench/ceiling.ts),
 // then the read scenarios open loop at half their measured capacity and each scenario with one
 // connection, edits and deletes with one connection (bench/edits.ts; `--only writes`), then
-// creates with --durability full and normal side by side (bench/durability.ts),
+// creates with --durability full and normal side by side (bench/durability.ts), then the cold
+// start of the bundle against `node -e 0` (bench/cold-start.ts; --only cold-start runs just that),
 // and writes the medians to bench/results-<size>.json and bench/results.md, with the disk use of the
 // seeded library (bench/disk.ts; --seed-only stops after printing it). Not a test: CI does not run it.
 import fs from 'node:fs';
@@ -13,15 +14,16 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { CACHE_DIR, ensureCorpus, fsyncFile, runCopy } from './cache';
 import { diskTarget, diskText, measureDisk } from './disk';
+import { measureColdStart, type ColdStartResult } from './cold-start';
 import { measureDurability, type DurabilityResults } from './durability';
 import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
 import type { LoadResult } from './load';
 import { summariseProfile } from './profile';
 import { build, cli, load, LOADER_CORE, memoryMb, ROOT, SERVER_CORE, startBaseline, startServer, stop, type Served } from './processes';
-import { printResults, writeResults, type Results } from './report';
+import { printResults, textTable, writeResults, type Results } from './report';
 import { roundOrder, SCENARIOS, type Scenario } from './scenarios';
 import { measureStall, type StallResult } from './stall';
-import { checkTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
+import { checkTargets, coldStartTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
 import { Ceiling, type CeilingRun } from './ceiling';
 import { writeImportBodies } from './create-shapes';
 import { measureWrites, type WriteResults } from './edits';
@@ -41,6 +43,8 @@ const { values: opt } = parseArgs({
     'no-durability': { type: 'boolean', default: false },
     /** Seconds of the mixed-load stall measurement (0: skip it). */
     stall: { type: 'string', default: '10' },
+    /** Alternating pairs of the cold-start measurement (0: skip it). */
+    'cold-start': { type: 'string', default: '10' },
   },
 });
 
@@ -55,6 +59,7 @@ const rounds = int('rounds', opt.rounds, 1, 20);
 const durationSec = int('duration', opt.duration, 1, 60);
 const connections = int('connections', opt.connections, 1, 256);
 const stallSec = int('stall', opt.stall, 0, 600);
+const coldPairs = int('cold-start', opt['cold-start'], 0, 100);
 const singleSec = Math.max(1, Math.round(durationSec * 0.6));
 const log = (line: string) => console.log(line);
 /** Share of a scenario's saturated req/s offered in the open-loop phase. */
@@ -109,7 +114,8 @@ async function main() {
   const runStall = stallSec > 0 && (!only || only.includes('stall'));
   // Edits and deletes with one connection (bench/edits.ts): `--only writes`.
   const runWrites = !only || only.includes('writes');
-  if (scenarios.length === 0 && !runStall && !runWrites) throw new Error(`--only matched none of ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  const runCold = coldPairs > 0 && (!only || only.includes('cold-start'));
+  if (scenarios.length === 0 && !runStall && !runWrites && !runCold) throw new Error(`--only matched none of ${[...SCENARIOS.map((s) => s.name), 'stall', 'writes', 'cold-start'].join(', ')}`);
 
   const db = runCopy(corpus);
   const bodiesFile = path.join(CACHE_DIR, 'create-bodies.json');
@@ -126,6 +132,18 @@ async function main() {
   const machineInfo = machine(sqliteVersion);
   const profDir = path.join(CACHE_DIR, 'prof');
   if (opt['cpu-prof']) fs.rmSync(profDir, { recursive: true, force: true });
+  // Before the long-running servers start, so that neither takes the core from the starts measured.
+  let coldStart: ColdStartResult | undefined;
+  if (runCold) {
+    log(`cold start: ${coldPairs} alternating pairs…`);
+    coldStart = await measureColdStart(db, coldPairs, log);
+  }
+  if (scenarios.length === 0 && !runStall) {
+    const checks = coldStartTargets(coldStart);
+    console.log(textTable(['target', 'required', 'measured', 'result'], checks.map((c) => [c.target, c.required, c.measured, c.pass ? 'pass' : 'FAIL'])));
+    for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
+    return;
+  }
 
   // The in-process ceiling of creates (bench/ceiling.ts), on a copy of the database as it is now.
   const ceiling = scenarios.some((s) => CEILING_SHAPES[s.name])
@@ -324,9 +342,10 @@ async function main() {
     server: memory,
     scenarios: summaries,
     getVsBaseline: ratio,
-    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...ceilingTargets(ceilingSummary), ...writeTargets(writes), ...stallTargets(stall), diskTarget(disk)] },
+    targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...coldStartTargets(coldStart), ...ceilingTargets(ceilingSummary), ...writeTargets(writes), ...stallTargets(stall), diskTarget(disk)] },
     disk,
     stall,
+    coldStart,
     notes,
     raw,
     single,

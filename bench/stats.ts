@@ -127,6 +127,16 @@ export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: nu
   return checks;
 }
 
+/** Issue 14 point 5: the bundle's start to its first /healthz 200, against `node -e 0` (bench/cold-start.ts). */
+export function coldStartTargets(cold: { pairs: number; server: { median: number }; node: { median: number }; extra: { median: number; range: [number, number] } } | undefined): TargetCheck[] {
+  if (!cold) return [];
+  const ms = (n: number) => `${n.toFixed(0)} ms`;
+  const measured =
+    `+${ms(cold.extra.median)} (${ms(cold.extra.range[0])}–${ms(cold.extra.range[1])} over ${cold.pairs} pairs; ` +
+    `serve → first /healthz 200 ${ms(cold.server.median)}, node -e 0 ${ms(cold.node.median)})`;
+  return [{ target: 'cold start vs node -e 0', required: '≤ +60 ms', measured, pass: cold.extra.median <= 60 }];
+}
+
 /** Issue 14 point 1: no stall under the mixed load (both readings reported; the server's own decides). */
 export function stallTargets(stall: { loop: { max: number; p999: number } | null; probe: { max: number; p999: number }; connections: number } | undefined): TargetCheck[] {
   if (!stall) return [];

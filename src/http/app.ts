@@ -2,17 +2,17 @@
 // sub-apps. createApp() takes services so tests drive it through app.request() on a fresh db.
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { TrieRouter } from 'hono/router/trie-router';
 import { AppError, errorStatus, type ErrorCode } from '../errors';
 import type { Services } from '../services';
-import { Metrics } from '../observe/metrics';
-import { MetricsStore } from '../store/metrics-store';
+import type { Metrics } from '../observe/metrics';
 import { docsPage } from './docs-page';
 import type { AppEnv, HttpDeps, WriteForwarder } from './env';
 import { registerMetricsRoute } from './metrics-route';
 import { registerMcp } from './mcp-route';
 import { OpenApiDoc } from './openapi';
 import { RateLimiter } from './rate-limit';
-import { ApiRouter, plainRoute, setRequestId } from './router';
+import { ApiRouter, jsonAnswer, plainJsonRoute, plainRoute, setRequestId } from './router';
 import { registerSessionRoutes } from './session-routes';
 import { registerV1 } from './v1';
 import { registerV2 } from './v2';
@@ -28,12 +28,21 @@ export interface AppOptions {
   logError?: (line: string) => void;
   /** The writer thread that answers writes (reclib serve); absent: every request runs here. */
   writes?: WriteForwarder;
+  /**
+   * What GET /metrics serves; required when config.metricsToken is set. Built by the caller, so
+   * that prom-client is loaded only then (loadMetrics in src/observe/load-metrics.ts).
+   */
+  metrics?: Metrics;
 }
 
 export function createApp(services: Services, options: AppOptions = {}) {
   const { core } = services;
   const logError = options.logError ?? ((line: string) => console.error(line));
-  const app = new Hono<AppEnv>();
+  // TrieRouter, which Hono's default SmartRouter ends up with anyway: its first choice, RegExpRouter,
+  // cannot take v1's GET /recordings/latest-clip before /recordings/{id} and gives up on the first
+  // request, after adding most routes (a few ms of the first answer after a start).
+  // test/http/router-choice.test.ts fails when that stops being true.
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
   const deps: HttpDeps = {
     services,
     rateLimiter: new RateLimiter(core.clock, core.config.rateLimit),
@@ -69,15 +78,16 @@ export function createApp(services: Services, options: AppOptions = {}) {
   // appear only then, so a healthy answer is exactly {"status":"ok"}.
   app.get(
     '/healthz',
-    plainRoute((c) => {
+    plainJsonRoute((c) => {
       const writes = core.writer.health.status;
-      return c.json(writes ? { status: 'ok', writes: 'failing', writeError: writes.failing, failingSince: writes.since } : { status: 'ok' });
+      return jsonAnswer(c, writes ? { status: 'ok', writes: 'failing', writeError: writes.failing, failingSince: writes.since } : { status: 'ok' });
     }),
   );
 
   // Prometheus metrics, only when a token is configured (docs/decisions.md §11); the server counts requests.
   const metricsToken = core.config.metricsToken;
-  const metrics = metricsToken ? new Metrics(new MetricsStore(core.db), core.config.db) : undefined;
+  const metrics = metricsToken ? options.metrics : undefined;
+  if (metricsToken && !metrics) throw new Error('createApp: config.metricsToken is set, but no metrics were given (loadMetrics)');
   if (metrics && metricsToken) registerMetricsRoute(app, metrics, metricsToken, (c, message) => errorResponse(c, 'unauthenticated', message));
 
   const v2Doc = new OpenApiDoc(
@@ -100,8 +110,9 @@ export function createApp(services: Services, options: AppOptions = {}) {
   let v1Json: string | undefined;
   app.get('/api/v2/openapi.json', plainRoute((c) => c.body((v2Json ??= JSON.stringify(v2Doc.toJSON())), 200, { 'content-type': 'application/json' })));
   app.get('/api/v1/openapi.json', plainRoute((c) => c.body((v1Json ??= JSON.stringify(v1Doc.toJSON())), 200, { 'content-type': 'application/json' })));
-  const docsHeaders = htmlHeaders(cspWithInlineHashes(docsPage));
-  app.get('/docs', plainRoute((c) => c.body(docsPage, 200, docsHeaders)));
+  // Hashed on the first visit, not at every start (and in the writer thread's copy of the app).
+  let docsHeaders: Record<string, string> | undefined;
+  app.get('/docs', plainRoute((c) => c.body(docsPage, 200, (docsHeaders ??= htmlHeaders(cspWithInlineHashes(docsPage))))));
   registerWebApp(app, noRoute);
   app.route('/api/v2', v2);
   app.route('/api/v1', v1);

@@ -8,8 +8,10 @@ import { openDatabase } from '../../src/db/open';
 import { Writer } from '../../src/db/writer';
 import type { Resolver } from '../../src/delivery/destination-guard';
 import { createApp } from '../../src/http/app';
+import { Metrics } from '../../src/observe/metrics';
 import { PERMISSIONS, type Permission } from '../../src/permissions';
 import { createServices } from '../../src/services';
+import { MetricsStore } from '../../src/store/metrics-store';
 
 /**
  * The harness's DNS: localhost is loopback, every other name does not exist. Webhook creation
@@ -53,7 +55,8 @@ export function harness(over: Partial<Config> = {}, coreOver: Partial<Pick<Core,
   const core: Core = { db, writer: new Writer(db, undefined, clock), clock, config, masterSecret: randomBytes(32), resolver: noDns, ...coreOver };
   const services = createServices(core);
   const errors: string[] = [];
-  const http = createApp(services, { logError: (l) => errors.push(l) });
+  const metrics = config.metricsToken ? new Metrics(new MetricsStore(db), config.db) : undefined;
+  const http = createApp(services, { logError: (l) => errors.push(l), ...(metrics ? { metrics } : {}) });
   const { app } = http;
   const account = services.auth.createAccount('test', 'correct horse');
   const session = services.auth.createSession(account.id).token;

@@ -89,6 +89,29 @@ describe('the hot read routes answer with plain headers (jsonAnswer) and still c
   });
 });
 
+describe('/healthz answers with plain headers (plainJsonRoute) and the same headers as before', () => {
+  it('on the node server: exactly Content-Type application/json, X-Request-Id (generated or echoed) and a matching Content-Length; {"status":"ok"}', async () => {
+    const h = harness();
+    const { port, close } = await listening(h.app.fetch, h.config);
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      for (const headers of [{}, { 'x-request-id': 'probe-1' }] as Record<string, string>[]) {
+        const res = await fetch(`${base}/healthz`, { headers });
+        const body = await res.text();
+        assert.equal(res.status, 200);
+        assert.equal(body, '{"status":"ok"}');
+        const names = [...res.headers.keys()].filter((n) => !['date', 'connection', 'keep-alive'].includes(n)).sort();
+        assert.deepEqual(names, ['content-length', 'content-type', 'x-request-id']);
+        assert.equal(res.headers.get('content-type'), 'application/json');
+        assert.equal(res.headers.get('content-length'), String(Buffer.byteLength(body)));
+        assert.match(res.headers.get('x-request-id') ?? '', headers['x-request-id'] ? /^probe-1$/ : /^req_/);
+      }
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('request bodies read from the Node request keep the body rules', () => {
   /** One raw HTTP exchange; `body` is sent as given (Content-Length or chunked framing). */
   function exchange(port: number, head: string[], body: string | Buffer): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any

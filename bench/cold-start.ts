@@ -1,0 +1,104 @@
+// Cold start (issue 14 point 5): wall time from spawning `node dist/reclib.mjs serve` on the
+// run's existing database to the first 200 from GET /healthz, against `node -e 0` spawned the same
+// way (pinned to the server's core) until it exits. The two alternate, so a busy moment of a
+// shared machine falls on both; the judged figure is the median of the per-pair differences.
+import { spawn } from 'node:child_process';
+import { ROOT, SERVER_CORE } from './processes';
+import { median, round2 } from './stats';
+
+export interface ColdStartResult {
+  pairs: number;
+  /** Median and [min, max] wall time of each, ms. */
+  server: { median: number; range: [number, number] };
+  node: { median: number; range: [number, number] };
+  /** server − node per pair: median and [min, max], ms. */
+  extra: { median: number; range: [number, number] };
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+/** Spawns `args` under taskset on the server's core; resolves with the child once spawned. */
+const spawnPinned = (args: string[]) => spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** ms from spawn to the exit of `node -e 0`. */
+function nodeNoop(): Promise<number> {
+  const t0 = performance.now();
+  const child = spawnPinned(['-e', '0']);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`node -e 0 exited ${code}`))));
+  });
+}
+
+/** GET /healthz until it answers 200 (a refused connection is retried at once). */
+async function firstHealthy(url: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not accepting yet
+    }
+    if (performance.now() > deadline) throw new Error(`${url}/healthz did not answer 200 within ${START_TIMEOUT_MS} ms`);
+  }
+}
+
+/**
+ * ms from spawn to the first 200 from /healthz. The port is the one the server picked (--port 0),
+ * read from its start-up line; the server is then stopped with SIGTERM and awaited, so the next
+ * start finds the database closed, as after a restart.
+ */
+async function serverStart(db: string): Promise<number> {
+  const t0 = performance.now();
+  const child = spawnPinned(['dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0']);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let out = '';
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not print its URL within ${START_TIMEOUT_MS} ms:\n${out}`)), START_TIMEOUT_MS);
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /reclib listening on (http:\/\/\S+)/.exec(out);
+        if (m?.[1]) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
+      });
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code} before answering:\n${out}`)));
+    });
+    await firstHealthy(url, t0 + START_TIMEOUT_MS);
+    return performance.now() - t0;
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const range = (xs: number[]): [number, number] => [round2(Math.min(...xs)), round2(Math.max(...xs))];
+
+/** `pairs` alternating measurements (which of the two goes first alternates too), after one unmeasured pair to warm the OS cache. */
+export async function measureColdStart(db: string, pairs: number, log: (line: string) => void): Promise<ColdStartResult> {
+  await nodeNoop();
+  await serverStart(db);
+  const server: number[] = [];
+  const node: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2) {
+      node.push(await nodeNoop());
+      server.push(await serverStart(db));
+    } else {
+      server.push(await serverStart(db));
+      node.push(await nodeNoop());
+    }
+    log(`cold start ${i + 1}/${pairs}: serve → first /healthz 200 ${server[i]!.toFixed(1)} ms, node -e 0 ${node[i]!.toFixed(1)} ms`);
+  }
+  const extra = server.map((s, i) => s - node[i]!);
+  return {
+    pairs,
+    server: { median: round2(median(server)), range: range(server) },
+    node: { median: round2(median(node)), range: range(node) },
+    extra: { median: round2(median(extra)), range: range(extra) },
+  };
+}
