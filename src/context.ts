@@ -17,4 +17,9 @@ export interface Core {
   resolver?: Resolver;
   /** Repeating timers (event-stream pings); the system's when absent. Tests inject fake ones. */
   timers?: Timers;
+  /**
+   * On the writer thread: how many requests the main thread has answered so far (a shared
+   * counter), so that its idle work (the index merger) sees that the server is busy.
+   */
+  requestsElsewhere?: () => number;
 }

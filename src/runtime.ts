@@ -9,7 +9,7 @@ import { Writer } from './db/writer';
 import { loadMasterSecret } from './master-secret';
 import { createServices, type Services } from './services';
 
-export function openRuntime(config: Config, clock: Clock = systemClock, masterSecret?: Buffer): Services {
+export function openRuntime(config: Config, clock: Clock = systemClock, masterSecret?: Buffer, requestsElsewhere?: () => number): Services {
   const db = openDatabase(config.db, { durability: config.durability });
   const core: Core = {
     db,
@@ -17,6 +17,7 @@ export function openRuntime(config: Config, clock: Clock = systemClock, masterSe
     clock,
     config,
     masterSecret: masterSecret ?? loadMasterSecret(config.db === ':memory:' ? ':memory:' : config.masterSecretFile),
+    ...(requestsElsewhere ? { requestsElsewhere } : {}),
   };
   const services = createServices(core);
   // Started (with the other workers) only by `serve`; CLI commands write too little to need it.

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { DEFAULT_DB, type Config } from './config';
+import { READER_CACHE_SIZE } from './db/open';
 import { createApp } from './http/app';
 import { gracefulClose } from './http/graceful-close';
 import { createNodeServer } from './http/node-server';
@@ -102,13 +103,22 @@ export async function startServer(config: Config, log: (lines: string) => void =
           health: (status) => services.core.writer.health.mirror(status),
           log: (line) => logger.log('error', line),
         });
+  // Two connections share the one page-cache budget (src/db/open.ts).
+  if (writerThread) services.core.db.pragma(`cache_size = ${READER_CACHE_SIZE}`);
   const created = createApp(services, {
     ...(writerThread ? { writes: writerThread } : {}),
     ...(buildMetrics ? { metrics: buildMetrics(services.core) } : {}),
   });
   app = created.app;
   const { metrics } = created;
-  onRequest = observeRequests(logger, metrics);
+  const logRequest = observeRequests(logger, metrics);
+  // The writer thread's idle work (index merging) waits until this thread is quiet too.
+  onRequest = writerThread
+    ? (req, res) => {
+        writerThread.noteRequest();
+        logRequest(req, res);
+      }
+    : logRequest;
   // With a writer thread, the background work that writes runs there; the event streams stay here.
   const workers: Worker[] = writerThread ? [services.eventHub, writerThread] : services.workers;
   services.webhooks.scheduler.onReport(reportDelivery);

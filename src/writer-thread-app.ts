@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from './clock';
 import type { Config } from './config';
+import { WRITER_CACHE_SIZE } from './db/open';
 import { parseAllowList } from './delivery/destination-guard';
 import { createApp } from './http/app';
 import type { ForwardedRequest } from './http/env';
@@ -15,7 +16,9 @@ import type { FromWriter, ToWriter, WriterThreadData } from './writer-thread';
 export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWriter) => void {
   const send = (m: FromWriter, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   const config: Config = { ...data.config, allowList: parseAllowList(data.config.webhookAllow), rateLimit: 0, metricsToken: undefined };
-  const services = openRuntime(config, systemClock, Buffer.from(data.masterSecret));
+  const mainRequests = new Int32Array(data.requests);
+  const services = openRuntime(config, systemClock, Buffer.from(data.masterSecret), () => Atomics.load(mainRequests, 0));
+  services.core.db.pragma(`cache_size = ${WRITER_CACHE_SIZE}`);
   const { app } = createApp(services);
   const { writer } = services.core;
 

@@ -22,6 +22,8 @@ import { startModuleWorker } from './worker-thread';
 export interface WriterThreadData {
   config: Omit<Config, 'allowList'>;
   masterSecret: Uint8Array;
+  /** One Int32: requests the main thread has answered (Atomics), read by the writer's idle merger. */
+  requests: SharedArrayBuffer;
 }
 
 export type ToWriter = { type: 'request'; id: number; request: ForwardedRequest } | { type: 'stop' } | { type: 'close' };
@@ -60,14 +62,23 @@ export class WriterThread implements Worker, WriteForwarder {
   /** Resolves, once the thread has opened its connection, with the background work it runs (class names). */
   ready: Promise<string[]> = new Promise((resolve) => (this.markReady = resolve));
 
+  private readonly requests: Int32Array;
+
   constructor(
     private readonly data: WriterThreadData,
     private readonly hooks: WriterThreadHooks,
-  ) {}
+  ) {
+    this.requests = new Int32Array(data.requests);
+  }
 
   static dataOf(config: Config, masterSecret: Buffer): WriterThreadData {
     const { allowList: _parsedAgainThere, ...plain } = config;
-    return { config: plain, masterSecret: new Uint8Array(masterSecret) };
+    return { config: plain, masterSecret: new Uint8Array(masterSecret), requests: new SharedArrayBuffer(4) };
+  }
+
+  /** The main thread answered a request (the writer's idle work waits for quiet on both threads). */
+  noteRequest(): void {
+    Atomics.add(this.requests, 0, 1);
   }
 
   /** Starts the thread. Requests forwarded before it is ready wait in its message queue. */

@@ -14,7 +14,10 @@
 // and FTS5 bounds it by pages only between terms, so one that copies a common word's doclist can
 // hold the loop for ~100 ms at a million recordings; a request that arrives during a slice waits
 // for it. A look that comes much later than asked for (the loop was blocked, or the process was
-// suspended) does not count as quiet: nothing was observed.
+// suspended) does not count as quiet: nothing was observed. On `reclib serve` this runs on the
+// writer thread, whose loop stays quiet while the main thread answers reads: a request the main
+// thread answered since the last look (Core.requestsElsewhere) counts as work too, so merges do
+// not compete with reads for the core and the disk.
 //
 // Why not merge inside the writes (a 64-page slice after every 64 index writes, a transaction of
 // its own inside the burst): creates at 1M recordings, 3 rounds each on one machine, ran at
@@ -58,6 +61,8 @@ export interface MergerOptions {
   signals?: IdleSignals;
   /** Quiet time before the first slice (tests shorten it). */
   quietMs?: number;
+  /** A count of requests answered on another thread (default: Core.requestsElsewhere); a change is work. */
+  requestsElsewhere?: () => number;
 }
 
 export class IndexMerger implements Worker {
@@ -70,6 +75,8 @@ export class IndexMerger implements Worker {
   private running = false;
   private readonly signals: IdleSignals;
   private readonly quietMs: number;
+  private readonly requestsElsewhere: (() => number) | undefined;
+  private seenElsewhere = 0;
 
   constructor(
     private readonly core: Core,
@@ -78,6 +85,7 @@ export class IndexMerger implements Worker {
   ) {
     this.signals = options.signals ?? eventLoopSignals();
     this.quietMs = options.quietMs ?? QUIET_MS;
+    this.requestsElsewhere = options.requestsElsewhere ?? core.requestsElsewhere;
     this.lastLookAt = this.signals.now();
   }
 
@@ -105,7 +113,8 @@ export class IndexMerger implements Worker {
    */
   tick(): boolean {
     const now = this.signals.now();
-    const quiet = this.signals.utilization() <= QUIET_UTILIZATION && now - this.lastLookAt <= LATE_LOOK_MS;
+    const calmElsewhere = this.elsewhereUnchanged();
+    const quiet = this.signals.utilization() <= QUIET_UTILIZATION && now - this.lastLookAt <= LATE_LOOK_MS && calmElsewhere;
     this.quietSince = quiet ? (this.quietSince ?? this.lastLookAt) : undefined;
     this.lastLookAt = now;
     if (!this.pending || this.quietSince === undefined || now - this.quietSince < this.quietMs) return false;
@@ -119,7 +128,17 @@ export class IndexMerger implements Worker {
   }
 
   /** The next look measures the event loop from now on. */
+  /** No request answered elsewhere since the previous look (true where nothing else answers requests). */
+  private elsewhereUnchanged(): boolean {
+    if (!this.requestsElsewhere) return true;
+    const count = this.requestsElsewhere();
+    const unchanged = count === this.seenElsewhere;
+    this.seenElsewhere = count;
+    return unchanged;
+  }
+
   private startLook(): void {
+    this.elsewhereUnchanged();
     this.signals.utilization();
     this.lastLookAt = this.signals.now();
   }

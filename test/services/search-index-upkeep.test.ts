@@ -135,6 +135,39 @@ describe('FTS upkeep', () => {
     assert.equal(slices, 6);
   });
 
+  it('on the writer thread, a request the main thread answered since the last look is work too', () => {
+    const h = harness();
+    const { core, recordings } = h.services;
+    let now = 0;
+    let mainRequests = 0;
+    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => 0 }, requestsElsewhere: () => mainRequests });
+    let slices = 0;
+    recordings.store.mergeSlice = () => {
+      slices++;
+      return true;
+    };
+    const look = (ms: number) => {
+      now += ms;
+      return merger.tick();
+    };
+    merger.noteWrite();
+    for (let t = 0; t < QUIET_MS + CHECK_EVERY_MS; t += CHECK_EVERY_MS) {
+      mainRequests++; // reads keep arriving on the main thread; this thread's own loop is idle
+      look(CHECK_EVERY_MS);
+    }
+    assert.equal(slices, 0, 'no merge while the main thread answers requests');
+    let quietLooks = 0;
+    while (slices === 0 && quietLooks < 100) {
+      look(CHECK_EVERY_MS);
+      quietLooks++;
+    }
+    assert.equal(slices, 1, 'both threads quiet: a slice');
+    assert.ok(quietLooks * CHECK_EVERY_MS >= QUIET_MS, `after ${QUIET_MS} ms of quiet on both threads, not before (${quietLooks} looks)`);
+    mainRequests++;
+    assert.equal(look(10), false);
+    assert.equal(slices, 1, 'a request on the main thread in the gap stops the series');
+  });
+
   it('a slice never waits for a write lock held by another process, and the work stays pending', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-merge-')), 'a.db');
     const services = openRuntime(testConfig({ db: file }));
