@@ -1,0 +1,126 @@
+// `npm run bench:fts -- --db FILE [--edits 60] [--optimize]`: where the time of an edit goes in the
+// search index (issue 14 point 3, edits and deletes p99 ≤ 50 ms). Works on a COPY of FILE (e.g. a
+// corpus in bench/.cache); prints the FTS5 segment structure, then edits N recordings picked at
+// random the way the index sees an edit (FTS5 'delete' of the old text, one vocabulary lookup per
+// removed word as SearchTerms.forget() does, the new text indexed, COMMIT with synchronous=FULL)
+// and prints the spread of each part; --optimize merges the index into one segment first.
+//
+// What it showed (2026-11-23, this 2-core VM): with secure-delete, an edit's cost is one seek per
+// (segment, term): the 'delete' is applied at COMMIT (or at the first query of the transaction),
+// where FTS5 looks each token and each 3-character prefix of the old text up in every segment,
+// big or small, at ~30 µs each. The seeded 1M library has 26 segments: commit p50 91 ms and the
+// vocabulary lookups 21 ms; after 'optimize' (27 s at 1M) 17.5 ms and 4.6 ms; after 20,000 more
+// creates at 32 per transaction (11 small segments) back to 95 ms. Not a test: CI does not run it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+
+const { values: opt } = parseArgs({
+  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false } },
+});
+if (!opt.db) throw new Error('--db FILE is required (a reclib database; it is copied, never changed)');
+
+/**
+ * Segments per level, in leaf pages, from the FTS5 structure record (%_data id 10; its layout is
+ * described at the top of SQLite's fts5_index.c): a 4-byte cookie, then varints nLevel, nSegment,
+ * nWriteCounter, and per level nMerge, nSeg and per segment (id, first page, last page).
+ */
+export function ftsStructure(db: Database.Database): { segments: number; levels: Array<{ merging: number; pages: number[] }> } {
+  const block = (db.prepare('SELECT block FROM recordings_fts_data WHERE id = 10').get() as { block: Buffer }).block;
+  let at = 4;
+  const varint = (): number => {
+    let v = 0;
+    for (let i = 0; i < 9; i++) {
+      const b = block[at++]!;
+      if (i === 8) return v * 256 + b;
+      v = v * 128 + (b & 0x7f);
+      if (!(b & 0x80)) return v;
+    }
+    return v;
+  };
+  if (block.readUInt32BE(4) === 0xffffffff) throw new Error('structure record v2 (contentless_delete): not read here');
+  const nLevel = varint();
+  const segments = varint();
+  varint(); // write counter
+  const levels = [];
+  for (let l = 0; l < nLevel; l++) {
+    const merging = varint();
+    const n = varint();
+    const pages: number[] = [];
+    for (let s = 0; s < n; s++) {
+      varint(); // segment id
+      const first = varint();
+      pages.push(varint() - first + 1);
+    }
+    levels.push({ merging, pages });
+  }
+  return { segments, levels };
+}
+
+const spread = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!.toFixed(1);
+  return `p50 ${q(0.5)}  p90 ${q(0.9)}  max ${q(1)} ms`;
+};
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-fts-cost-'));
+const file = path.join(dir, 'copy.db');
+try {
+  const src = new Database(opt.db, { readonly: true, fileMustExist: true });
+  await src.backup(file);
+  src.close();
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('cache_size = -16000'); // the writer connection's page cache (src/db/open.ts)
+  const show = (when: string) => {
+    const s = ftsStructure(db);
+    console.log(`${when}: ${s.segments} segments; leaf pages per level: ${s.levels.map((l, i) => `L${i}${l.merging ? ` (merging ${l.merging})` : ''} [${l.pages.join(', ')}]`).join(' ')}`);
+  };
+  show('structure');
+  if (opt.optimize) {
+    const t = performance.now();
+    db.exec("INSERT INTO recordings_fts (recordings_fts) VALUES ('optimize')");
+    console.log(`optimize: ${Math.round(performance.now() - t)} ms`);
+    show('structure');
+  }
+  const rows = db.prepare('SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL ORDER BY random() LIMIT ?').all(Number(opt.edits)) as Array<{
+    seq: number;
+    title: string;
+    transcript: string;
+  }>;
+  const remove = db.prepare("INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript) VALUES ('delete', ?, ?, ?)");
+  const index = db.prepare('INSERT INTO recordings_fts (rowid, title, transcript) VALUES (?, ?, ?)');
+  const still = db.prepare('SELECT 1 FROM recordings_fts WHERE recordings_fts MATCH ? LIMIT 1');
+  const words = (t: string) => new Set(t.toLowerCase().split(/[^\p{L}\p{N}\p{M}]+/u).filter((w) => w !== ''));
+  const parts = {
+    'vocabulary lookups, one per removed word': [] as number[],
+    'index the new text': [] as number[],
+    'commit (applies the delete: secure-delete; synchronous=FULL)': [] as number[],
+  };
+  const [lookups, insert, commit] = Object.values(parts);
+  const terms: number[] = [];
+  for (const r of rows) {
+    db.exec('BEGIN IMMEDIATE');
+    remove.run(r.seq, r.title, r.transcript);
+    let t = performance.now();
+    const gone = words(`${r.title} ${r.transcript}`);
+    terms.push(gone.size);
+    for (const w of gone) still.get(`"${w.replace(/"/g, '""')}"`);
+    lookups!.push(performance.now() - t);
+    t = performance.now();
+    index.run(r.seq, r.title, r.transcript.split(' ').reverse().join(' ')); // other order: same words, new entries
+    insert!.push(performance.now() - t);
+    t = performance.now();
+    db.exec('COMMIT');
+    commit!.push(performance.now() - t);
+  }
+  console.log(`${rows.length} edits; distinct words per recording ${spread(terms).replace(/ ms$/, '')}`);
+  for (const [name, xs] of Object.entries(parts)) console.log(`  ${name}: ${spread(xs)}`);
+  show('structure after');
+  db.close();
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
