@@ -224,8 +224,8 @@ CREATE TABLE IF NOT EXISTS recording_keys (
 -- Full-text index over title and transcript, external content keyed by seq. Only live recordings
 -- with some text are indexed, and the index is exact at every commit. secure-delete makes a delete
 -- or edit remove the old tokens from the index itself, so deleted text is gone from the index, not
--- just hidden. The prefix index serves 3-character prefix queries in rowid order; longer words are
--- expanded through recording_terms (src/services/recording-search.ts).
+-- just hidden. A prefix query is expanded through recording_terms into the whole words it starts
+-- (src/services/search-plan.ts).
 -- content_rowid is seq, which has no index of its own: FTS5 reads the content table only for
 -- 'rebuild' and 'integrity-check'; a search joins its rowids to the table by pos = -rowid.
 -- detail = none (schema 4): the index holds which recordings have a token, not where. The search
@@ -233,11 +233,14 @@ CREATE TABLE IF NOT EXISTS recording_keys (
 -- on the text of each candidate (src/services/search-plan.ts), and no query names a column. With
 -- positions (detail = full) the index was 1.99 bytes per byte of title + transcript at 100,000
 -- recordings; without them 1.02 (detail = column: 1.42).
+-- No prefix index (schema 5; it was prefix = '3'): it was 43% of the index (1.02 → 0.59 bytes per
+-- byte of text at 100,000 recordings), and FTS5's secure-delete looks every term of a deleted or
+-- edited text up in every segment, prefixes included (~30 µs per segment and term): without it an
+-- edit looks up about half as many. A prefix with too many forms to expand is tested on the text.
 CREATE VIRTUAL TABLE IF NOT EXISTS recordings_fts USING fts5(
   title, transcript,
   content = 'recordings', content_rowid = 'seq',
   tokenize = 'unicode61 remove_diacritics 2',
-  prefix = '3',
   columnsize = 0,
   detail = none
 );
@@ -291,8 +294,7 @@ BEGIN
 END;
 
 -- The word forms of indexed text (lower-cased, and also with diacritics removed), a superset of the
--- FTS vocabulary: a prefix query for a word longer than the prefix index is rewritten into an OR
--- of the few indexed words it is a prefix of, which FTS5 evaluates lazily in rowid order instead
+-- FTS vocabulary: a prefix query is rewritten into an OR of the few indexed words it is a prefix of, which FTS5 evaluates lazily in rowid order instead
 -- of materialising every match first. A form leaves when a delete or edit removes the last live
 -- text that has it, so deleted text does not survive here.
 CREATE TABLE IF NOT EXISTS recording_terms (

@@ -15,7 +15,7 @@ export const QUERIES = {
   rare: RARE_WORD,
   twoWords: TWO_WORDS.join(' '),
   prefix: 'meet',
-  /** Three letters with hundreds of forms ("int…"): the FTS5 prefix index. */
+  /** Three letters with hundreds of forms ("int…"): too many to expand, tested on the text. */
   prefix3: WIDE_PREFIX.slice(0, 3),
   /** Four letters with hundreds of forms ("inte…", 330 as in English): too many to expand. */
   prefix4: WIDE_PREFIX,

@@ -14,7 +14,7 @@ type Db = Database.Database;
 export const RECLIB_APPLICATION_ID = 0x72636c62;
 
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Migrations from version N-1 to N for databases created by an older schema.sql. */
 const steps: Record<number, string> = {
@@ -43,6 +43,13 @@ const steps: Record<number, string> = {
       DROP INDEX IF EXISTS recordings_external;
       ALTER TABLE recording_keys RENAME TO recording_keys_v3;
       ALTER TABLE recordings RENAME TO recordings_v3;`,
+  // 5: the FTS index has no prefix index (see schema.sql), which cannot be dropped in place: the
+  // index and its triggers are dropped, schema.sql creates them anew and `refill` indexes every
+  // live recording with text again.
+  5: `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
+      DROP TRIGGER IF EXISTS recordings_fts_note_update;
+      DROP TRIGGER IF EXISTS recordings_fts_note_delete;
+      DROP TABLE IF EXISTS recordings_fts;`,
 };
 
 /** The recordings columns of schemas 1-3 (all but the key), copied by migration 4. */
@@ -50,19 +57,27 @@ const RECORDING_COLUMNS_V3 = `id, account_id, integration_id, type, title, trans
   updated_at, revision, status, pinned, device_id, external_id, source, capture_input, native, text_saved,
   processing_updated_at, processing_message, audio, body_hash, deleted_at`;
 
+/**
+ * Indexes every live recording with text, once, after the refills of a migration through a step
+ * that dropped the index (schema.sql creates it empty). The copy of migration 4 fires the noting
+ * trigger; the index is then written once from the table instead.
+ */
+const INDEX_ALL = `DELETE FROM recordings_fts_pending;
+  INSERT INTO recordings_fts (rowid, title, transcript)
+    SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '');`;
+
 /** Run after schema.sql for a database that went through step N (what needs the new tables). */
 const refill: Record<number, string> = {
-  // The copy fires the noting trigger; the index is then written once from the table instead.
   4: `INSERT INTO recordings (pos, seq, ${RECORDING_COLUMNS_V3})
         SELECT -seq, seq, ${RECORDING_COLUMNS_V3} FROM recordings_v3 ORDER BY seq DESC;
       INSERT INTO recording_keys (integration_id, key, recording_pos, created_at)
         SELECT integration_id, key, -recording_seq, created_at FROM recording_keys_v3;
       DROP TABLE recording_keys_v3;
-      DROP TABLE recordings_v3;
-      DELETE FROM recordings_fts_pending;
-      INSERT INTO recordings_fts (rowid, title, transcript)
-        SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '');`,
+      DROP TABLE recordings_v3;`,
 };
+
+/** The steps that drop the FTS index. */
+const REINDEXING_STEPS = [4, 5];
 
 let cached: string | undefined;
 
@@ -95,6 +110,7 @@ export function migrate(db: Db): void {
     if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(steps[v] ?? '');
     db.exec(schemaText());
     if (locked > 0) for (let v = locked + 1; v <= SCHEMA_VERSION; v++) db.exec(refill[v] ?? '');
+    if (locked > 0 && REINDEXING_STEPS.some((v) => v > locked)) db.exec(INDEX_ALL);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   apply.immediate();

@@ -109,7 +109,7 @@ export type Page = { rows: RecordingRow[]; later?: number[]; nextCursor: string 
 
 export function listPage(
   store: RecordingSearchStore,
-  terms: Pick<SearchTerms, 'expansions' | 'continuations'>,
+  terms: Pick<SearchTerms, 'expansions'>,
   accountId: string,
   input: ListInput,
   budget: SearchBudget = SEARCH_BUDGET,

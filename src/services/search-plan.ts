@@ -10,17 +10,21 @@
 //
 // Why not let FTS5 evaluate the whole expression: it does not stop until it finds a match or runs
 // out of index. A phrase of common words ("the of and to a") checks positions in nearly every
-// recording before its first hit, a prefix without a prefix index ("inte"*) merges the doclists of
-// all its words before the first row, and a rowid range does not help (FTS5 applies the upper
-// bound only once it has a match; measured at 100,000 recordings: 200 ms for the phrase over
-// 1/1000 of the library, the same as over all of it). So a phrase is walked as the AND of its
-// words (order tested on the text) and a word with too many forms as its three-letter head.
+// recording before its first hit, a prefix query ("inte"*) merges the doclists of all its words
+// before the first row (the index has no prefix index: schema 5), and a rowid range does not help
+// (FTS5 applies the upper bound only once it has a match; measured at 100,000 recordings: 200 ms
+// for the phrase over 1/1000 of the library, the same as over all of it). So a phrase is walked as
+// the AND of its words (order tested on the text), a prefix as the OR of the few whole words it
+// starts, and a prefix with too many of those is tested on the text of the rows read.
 import type { RecordingRow } from './recording-model';
 import { textWords, withoutDiacritics, type SearchTerms } from './search-terms';
 
-/** Length of the FTS5 prefix index in schema.sql (prefix = '3'). */
-export const PREFIX_INDEX_CHARS = 3;
-/** Up to this many whole-word expansions are ORed; a wider prefix walks its prefix-index head. */
+/**
+ * Up to this many whole-word expansions are ORed; a wider prefix is tested on the text of the rows
+ * the other conditions walk, or of the account's recordings read in order. Such a prefix is almost
+ * always common ("int", "co", "pro"), so a page fills after a few hundred rows; a rare one gives
+ * short pages with a cursor, within the same work bound.
+ */
 const MAX_EXPANSIONS = 48;
 const ASCII_WORD = /^[a-z0-9]+$/;
 
@@ -51,7 +55,7 @@ export interface Condition {
 }
 
 /** The vocabulary of the index; `tokens` absent: every word is one FTS5 token (as an ASCII word is). */
-type Terms = Pick<SearchTerms, 'expansions' | 'continuations'> & Partial<Pick<SearchTerms, 'tokens'>>;
+type Terms = Pick<SearchTerms, 'expansions'> & Partial<Pick<SearchTerms, 'tokens'>>;
 
 /** q → its words and quoted phrases. An unmatched quote opens a phrase that runs to the end. */
 export function parseQuery(q: string): Array<{ phrase: boolean; words: string[] }> {
@@ -81,7 +85,7 @@ function items(q: string): Item[] {
     const folded = withoutDiacritics(original);
     const word = ASCII_WORD.test(folded) ? folded : original;
     // One character as a prefix would match nearly every word of its script (an FTS5 prefix query
-    // with no prefix index merges the doclists of all of them): only the word itself.
+    // merges the doclists of all of them): only the word itself.
     return { phrase: false, word, folded, exact: [...word].length === 1 };
   });
   const prefixes = all.filter((i): i is Extract<Item, { phrase: false }> => !i.phrase && !i.exact);
@@ -127,15 +131,15 @@ function lookup(word: string, prefix: boolean, terms: Terms): Lookup {
   const tokens = terms.tokens ? terms.tokens(word) : [word];
   if (tokens.length === 1 && tokens[0] === word) {
     if (!prefix) return { walk: quote(word), eager: quote(word), exact: true };
-    const expr = `${quote(word)}*`;
-    return { walk: [...word].length === PREFIX_INDEX_CHARS ? expr : null, eager: expr, exact: true };
+    // FTS5 merges the doclists of every word starting so before its first row: never walked.
+    return { walk: null, eager: `${quote(word)}*`, exact: true };
   }
   if (tokens.length === 0) return NO_LOOKUP;
   const last = tokens.length - 1;
   const open = prefix && word.endsWith(tokens[last]!);
   const parts = tokens.map((t, i) => (i === last && open ? `${quote(t)}*` : quote(t)));
-  // A prefix read without the prefix index merges doclists first: leave it out of the lazy walk.
-  const lazy = parts.filter((_, i) => !(i === last && open && [...tokens[i]!].length !== PREFIX_INDEX_CHARS));
+  // A prefix query merges doclists first: leave it out of the lazy walk.
+  const lazy = parts.filter((_, i) => !(i === last && open));
   const and = (xs: string[]) => (xs.length === 0 ? null : xs.length === 1 ? xs[0]! : `(${xs.join(' AND ')})`);
   return { walk: and(lazy), eager: and(parts), exact: false };
 }
@@ -171,50 +175,20 @@ function phrase(words: string[], terms: Terms): Condition {
 
 /**
  * A word matches any indexed word it starts. An ASCII word is walked as an OR of the whole words it
- * starts, or, for a shorter word with too many of those, of its three-character continuations
- * (each served by the prefix index), or, for a longer word with too many, as its first three
- * characters (the prefix index; the rest is tested on the text). Other words: FTS5's prefix query,
- * lazy only at exactly three characters.
+ * starts; with more than MAX_EXPANSIONS of them it is only tested on the text (see there). Other
+ * words: FTS5's prefix query, which merges doclists first, so it is asked only when no other
+ * condition can be walked (search-terms.ts stores only forms that start with an ASCII character).
  */
 function prefixWord(word: string, terms: Terms): Condition | null {
   const test = textTest([withoutDiacritics(word)], true);
   const whole = `${quote(word)}*`;
-  const head = (): Lookup => ({ walk: `${quote(word.slice(0, PREFIX_INDEX_CHARS))}*`, eager: null, exact: false });
-  if (!ASCII_WORD.test(word) || word.length === PREFIX_INDEX_CHARS) return { whole, ...lookup(word, true, terms), test };
+  if (!ASCII_WORD.test(word)) return { whole, ...lookup(word, true, terms), test };
   const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
   if (forms.length === 0) return null;
-  if (forms.length <= MAX_EXPANSIONS) {
-    const ors = `(${forms.map(quote).join(' OR ')})`;
-    const any = anyOf(forms.map((f) => lookup(f, false, terms)));
-    // A form FTS5 cannot be asked for: the three-letter head still finds every recording with it.
-    if (any.walk === null && word.length > PREFIX_INDEX_CHARS) return { whole: ors, ...head(), eager: any.eager, test };
-    return { whole: ors, ...any, test };
-  }
-  if (word.length < PREFIX_INDEX_CHARS) {
-    const heads = terms.continuations(word, PREFIX_INDEX_CHARS, MAX_EXPANSIONS);
-    if (heads.length <= MAX_EXPANSIONS) {
-      const ors = `(${heads.map((h) => ([...h].length < PREFIX_INDEX_CHARS ? quote(h) : `${quote(h)}*`)).join(' OR ')})`;
-      return { whole: ors, ...anyOf(heads.map((h) => continuation(h, terms))), test };
-    }
-    return { whole, walk: null, eager: whole, exact: true, test };
-  }
-  return { whole, ...head(), test };
-}
-
-/**
- * The recordings with a word that starts with a continuation `h` (the first three characters of
- * stored forms, or a whole shorter form): the prefix index, or, where FTS5 splits `h`, its first
- * token as a whole word (the word's first token ends there).
- */
-function continuation(h: string, terms: Terms): Lookup {
-  const short = [...h].length < PREFIX_INDEX_CHARS;
-  const tokens = terms.tokens ? terms.tokens(h) : [h];
-  if (tokens.length === 1 && tokens[0] === h) {
-    const expr = short ? quote(h) : `${quote(h)}*`;
-    return { walk: expr, eager: expr, exact: true };
-  }
-  if (tokens.length === 0) return NO_LOOKUP;
-  return { walk: quote(tokens[0]!), eager: quote(tokens[0]!), exact: false };
+  if (forms.length > MAX_EXPANSIONS) return { whole, walk: null, eager: null, exact: false, test };
+  const any = anyOf(forms.map((f) => lookup(f, false, terms)));
+  // A form FTS5 has no token of cannot be walked, nor can the OR: then the text is tested.
+  return { whole: `(${forms.map(quote).join(' OR ')})`, ...any, test };
 }
 
 // The search's idea of a word, as in search-terms.ts: runs of letters, numbers, marks and

@@ -10,7 +10,7 @@
 // FTS5's own prefix query, exact by construction.
 // Forms of deleted or edited-away text are dropped once no live recording has them (forget()).
 import type { Core } from '../context';
-import { after, SearchTermStore } from '../store/search-term-store';
+import { SearchTermStore } from '../store/search-term-store';
 
 const WORD_SEPARATORS = /[^\p{L}\p{N}\p{M}\p{Co}]+/u;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -156,24 +156,6 @@ export class SearchTerms {
   /** Up to `limit` stored forms that start with the ASCII word `prefix`. */
   expansions(prefix: string, limit: number): string[] {
     return this.store.withPrefix(prefix, limit);
-  }
-
-  /**
-   * The distinct beginnings of `chars` characters (or whole forms, if shorter) of the stored forms
-   * that start with `prefix`, at most `limit` + 1 of them: a skip scan, one index seek each.
-   */
-  continuations(prefix: string, chars: number, limit: number): string[] {
-    const out: string[] = [];
-    // The prefix itself may be a stored form: start just before it.
-    let term = this.expansions(prefix, 1)[0];
-    while (term !== undefined && term.startsWith(prefix) && out.length <= limit) {
-      const letters = Array.from(term);
-      const head = letters.slice(0, chars).join('');
-      out.push(head);
-      // A whole form shorter than `chars` is followed by its own continuations; a head by the next head.
-      term = this.store.next(letters.length < chars ? term : after(head));
-    }
-    return out;
   }
 
   private remember(forms: string[]): void {

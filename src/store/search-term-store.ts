@@ -19,7 +19,6 @@ export class SearchTermStore {
       texts: db.prepare<[string, number], { title: string; transcript: string }>(
         'SELECT r.title, r.transcript FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid WHERE recordings_fts MATCH ? LIMIT ?',
       ),
-      next: db.prepare<[string], { term: string }>('SELECT term FROM recording_terms WHERE term > ? ORDER BY term LIMIT 1'),
       range: db.prepare<[string, string, number], { term: string }>(
         'SELECT term FROM recording_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?',
       ),
@@ -56,11 +55,6 @@ export class SearchTermStore {
   /** Title and transcript of up to `limit` live recordings the FTS5 expression returns. */
   texts(match: string, limit: number): Array<{ title: string; transcript: string }> {
     return this.s.texts.all(match, limit);
-  }
-
-  /** The first term after `from`, if any. */
-  next(from: string): string | undefined {
-    return this.s.next.get(from)?.term;
   }
 
   /** Up to `limit` terms that start with `prefix`, in order. */

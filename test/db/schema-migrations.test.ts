@@ -1,8 +1,9 @@
 // Schema 4: the search index keeps no positions (detail = none) and the recordings table is keyed by
-// pos = -seq. A database written under schema 3 (kept as a fixture) is rebuilt on open, in the same
-// transaction as the version bump: every row and idempotency key kept, and every kind of search
-// answers as before: words, prefixes, phrases (word order tested on the text), deleted text not
-// found, and later edits and deletes keep the index exact.
+// pos = -seq. Schema 5: the search index has no prefix index. A database written under schema 3 or
+// 4 (kept as fixtures) is rebuilt on open, in the same transaction as the version bump: every row
+// and idempotency key kept, the index written once, and every kind of search answers as before:
+// words, prefixes, phrases (word order tested on the text), deleted text not found, and later
+// edits and deletes keep the index exact.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,10 +55,11 @@ describe('migration from schema 3', () => {
     const account = { accountId: 'acc_a' };
     const ids = (q: string) => h.services.recordings.list(account, { limit: 10, q }).rows.map((r) => r.id);
     try {
-      assert.equal(SCHEMA_VERSION, 4);
-      assert.equal(db.pragma('user_version', { simple: true }), 4);
+      assert.equal(SCHEMA_VERSION, 5);
+      assert.equal(db.pragma('user_version', { simple: true }), 5);
       const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recordings_fts'").pluck().get() as string;
       assert.match(ddl, /detail = none/);
+      assert.doesNotMatch(ddl, /prefix/);
       db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
       assert.equal(db.prepare('SELECT count(*) FROM recordings_fts_pending').pluck().get(), 0);
       const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
@@ -84,6 +86,61 @@ describe('migration from schema 3', () => {
       h.services.recordings.remove(principal, row.id, 1);
       assert.equal(h.services.recordings.list({ accountId: h.accountId }, { limit: 10, q: 'zebra' }).rows.length, 0);
       db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+    } finally {
+      db.close();
+    }
+  });
+});
+
+/** A database as schema 4 wrote it (its schema.sql kept as a fixture): the prefix index, live text indexed. */
+function schema4Database(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v4-')), 'reclib.db');
+  const raw = new Database(file);
+  raw.pragma('journal_mode = WAL');
+  raw.exec(fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'schema-v4.sql'), 'utf8'));
+  raw.pragma('user_version = 4');
+  raw.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('acc_a', 'alice', 'int_a', 1)").run();
+  const insert = raw.prepare(
+    `INSERT INTO recordings (pos, seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash, deleted_at)
+     VALUES (-?, ?, ?, 'acc_a', 'int_a', 'memo', ?, ?, ?, 1, 1, 1, 'ready', ?, NULL)`,
+  );
+  const rows: Array<[string, string, string, number]> = [
+    ['rec_1', 'Budget meeting', 'we review the budget with the team', 1000],
+    ['rec_2', 'Team lunch', 'the budget review is next week', 2000],
+    ['rec_3', 'Café', 'internal integration intermediate', 3000],
+  ];
+  for (const [id, title, transcript, at] of rows) insert.run(seqOf(at), seqOf(at), id, title, transcript, at, 'a'.repeat(64));
+  raw.exec(`INSERT INTO recordings_fts (rowid, title, transcript)
+              SELECT r.seq, r.title, r.transcript FROM recordings_fts_pending p CROSS JOIN recordings r ON r.pos = -p.seq;
+            DELETE FROM recordings_fts_pending;`);
+  const terms = raw.prepare('INSERT OR IGNORE INTO recording_terms (term) VALUES (?)');
+  for (const w of ['budget', 'meeting', 'we', 'review', 'the', 'with', 'team', 'lunch', 'is', 'next', 'week', 'café', 'cafe', 'internal', 'integration', 'intermediate'])
+    terms.run(w);
+  raw.close();
+  return file;
+}
+
+describe('migration from schema 4', () => {
+  it('rebuilds the index without the prefix index, once, and prefixes of any length still find every match', () => {
+    const file = schema4Database();
+    const h = harness({ db: file });
+    const { db } = h.services.core;
+    const ids = (q: string) => h.services.recordings.list({ accountId: 'acc_a' }, { limit: 10, q }).rows.map((r) => r.id);
+    try {
+      assert.equal(db.pragma('user_version', { simple: true }), 5);
+      const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recordings_fts'").pluck().get() as string;
+      assert.doesNotMatch(ddl, /prefix/);
+      // Indexed once: a row indexed twice fails the check (its postings counted twice).
+      db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+      assert.equal(db.prepare('SELECT count(*) FROM recordings_fts').pluck().get(), 3);
+      const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
+      assert.equal(config['secure-delete'], 1, 'deleted text is still erased from the index');
+      assert.deepEqual(ids('budget'), ['rec_2', 'rec_1']);
+      assert.deepEqual(ids('bud'), ['rec_2', 'rec_1'], 'a 3-letter prefix, now through the stored forms');
+      assert.deepEqual(ids('we'), ['rec_2', 'rec_1'], 'a 2-letter prefix');
+      assert.deepEqual(ids('int'), ['rec_3']);
+      assert.deepEqual(ids('caf'), ['rec_3'], 'accents folded');
+      assert.deepEqual(ids('"budget review"'), ['rec_2']);
     } finally {
       db.close();
     }
