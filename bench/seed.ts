@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
+import { PAGE_SIZE } from '../src/db/migrate';
 import { openRuntime } from '../src/runtime';
 import { Corpus, DEVICES, GENERATOR_VERSION, RARE_COUNT } from './corpus';
 import { cli, ROOT } from './processes';
@@ -25,8 +26,9 @@ export interface SeedMeta {
 const BATCH = 2000;
 
 /** Part of the cache key: a seed made under another schema.sql is never reused. */
+/** What a seeded file depends on besides the generator: schema.sql and the page size of a new file. */
 export const schemaHash = (): string =>
-  crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'schema.sql'))).digest('hex').slice(0, 10);
+  crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'schema.sql'))).update(`page_size ${PAGE_SIZE}`).digest('hex').slice(0, 10);
 
 const SAMPLE_IDS = 20_000;
 

@@ -29,13 +29,13 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../worker-thread';
 import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport } from './checkpointer-worker';
-import { WAL_AUTOCHECKPOINT, type Db } from './open';
+import { WAL_AUTOCHECKPOINT_BYTES, walPages, type Db } from './open';
 
 export type { CheckpointReport } from './checkpointer-worker';
 
 export const CHECKPOINT_EVERY_MS = 100;
-/** The server connection's autocheckpoint while the worker runs: 50,000 pages, about 200 MB of WAL. */
-export const BACKSTOP_PAGES = 50_000;
+/** The server connection's autocheckpoint while the worker runs: about 200 MB of WAL. */
+export const BACKSTOP_BYTES = 200 * 1024 * 1024;
 /** Checkpoint passes in a row that may fail before the worker gives up. */
 const MAX_FAILURES = 50;
 /** From a delete (or start-up) to the WAL truncation that takes its text out of the WAL file. */
@@ -97,22 +97,22 @@ export class Checkpointer {
       worker.once('exit', () => {
         if (this.worker === worker) {
           this.worker = undefined;
-          this.backstop(WAL_AUTOCHECKPOINT);
+          this.backstop(WAL_AUTOCHECKPOINT_BYTES);
         }
         resolve();
       }),
     );
     worker.unref();
     this.worker = worker;
-    this.backstop(BACKSTOP_PAGES);
+    this.backstop(BACKSTOP_BYTES);
   }
 
   private send(command: CheckpointerCommand): void {
     this.worker?.postMessage(command);
   }
 
-  private backstop(pages: number): void {
-    if (this.server?.open) this.server.pragma(`wal_autocheckpoint = ${pages}`);
+  private backstop(bytes: number): void {
+    if (this.server?.open) this.server.pragma(`wal_autocheckpoint = ${walPages(this.server, bytes)}`);
   }
 
   onCheckpoint(listener: (r: CheckpointReport) => void): void {
@@ -124,7 +124,7 @@ export class Checkpointer {
     const worker = this.worker;
     if (!worker) return this.exited;
     this.worker = undefined;
-    this.backstop(WAL_AUTOCHECKPOINT);
+    this.backstop(WAL_AUTOCHECKPOINT_BYTES);
     worker.ref(); // keep the process alive until it has closed its connection
     worker.postMessage('stop' satisfies CheckpointerCommand);
     await this.exited;

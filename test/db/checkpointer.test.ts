@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { testConfig } from '../../src/config';
-import { BACKSTOP_PAGES, Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
-import { openDatabase } from '../../src/db/open';
+import { BACKSTOP_BYTES, Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
+import { openDatabase, WAL_AUTOCHECKPOINT_BYTES, walPages } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
 import { startServer } from '../../src/server';
 import { ROOT, startServe } from '../helpers/bundle';
@@ -30,14 +30,14 @@ describe('WAL checkpoints run in a worker thread', () => {
   it('committed frames reach the database file without the writer checkpointing them', async () => {
     const file = tmpDb();
     const db = openDatabase(file);
-    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000, 'the backstop stays');
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, WAL_AUTOCHECKPOINT_BYTES), 'the backstop stays');
     const insert = db.prepare('INSERT INTO accounts (id, name, app_integration, created_at) VALUES (?, ?, ?, 1)');
     for (let i = 0; i < 50; i++) insert.run(`acc_${i}`, `n${i}`, `int_${i}`); // 50 commits: far below the backstop
     const sizeBefore = fs.statSync(file).size;
     const checkpointer = new Checkpointer(file, db, 10);
     const done = report(checkpointer, (r) => r.log > 0 && r.checkpointed === r.log);
     checkpointer.start();
-    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_PAGES, 'raised while the worker runs');
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, BACKSTOP_BYTES), 'raised while the worker runs');
     const r = await done;
     assert.ok(r.log >= 50, `the WAL held every commit (${r.log} frames)`);
     assert.ok(fs.statSync(file).size > sizeBefore, 'the database file grew');
@@ -46,7 +46,7 @@ describe('WAL checkpoints run in a worker thread', () => {
     insert.run('acc_late', 'late', 'int_late');
     await more;
     await checkpointer.stop();
-    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000, 'back to the usual threshold');
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, WAL_AUTOCHECKPOINT_BYTES), 'back to the usual threshold');
     db.close();
   });
 
@@ -70,9 +70,9 @@ describe('WAL checkpoints run in a worker thread', () => {
     const db = openDatabase(tmpDb());
     const checkpointer = new Checkpointer(path.join(os.tmpdir(), 'no-such-dir-reclib', 'x', 'missing.db'), db, 5);
     checkpointer.start();
-    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_PAGES);
-    for (let i = 0; i < 200 && db.pragma('wal_autocheckpoint', { simple: true }) !== 10_000; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000);
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, BACKSTOP_BYTES));
+    for (let i = 0; i < 200 && db.pragma('wal_autocheckpoint', { simple: true }) !== walPages(db, WAL_AUTOCHECKPOINT_BYTES); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, WAL_AUTOCHECKPOINT_BYTES));
     db.close();
   });
 
@@ -82,9 +82,9 @@ describe('WAL checkpoints run in a worker thread', () => {
     fs.writeFileSync(garbage, Buffer.alloc(8192, 0x5a)); // opens, but every checkpoint fails (not a database)
     const checkpointer = new Checkpointer(garbage, db, 2);
     checkpointer.start();
-    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_PAGES);
-    for (let i = 0; i < 300 && db.pragma('wal_autocheckpoint', { simple: true }) !== 10_000; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 10_000);
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, BACKSTOP_BYTES));
+    for (let i = 0; i < 300 && db.pragma('wal_autocheckpoint', { simple: true }) !== walPages(db, WAL_AUTOCHECKPOINT_BYTES); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, WAL_AUTOCHECKPOINT_BYTES));
     const started = Date.now();
     await checkpointer.stop();
     assert.ok(Date.now() - started < 1_000, 'stop() does not wait for a worker that already ended');

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { testConfig } from '../../src/config';
-import { SCHEMA_VERSION } from '../../src/db/migrate';
+import { PAGE_SIZE, SCHEMA_VERSION } from '../../src/db/migrate';
 import { BUSY_TIMEOUT_MS, openDatabase } from '../../src/db/open';
 import { Writer } from '../../src/db/writer';
 import { createApp } from '../../src/http/app';
@@ -25,6 +25,7 @@ describe('schema and pragmas', () => {
     const file = tmpDb();
     const db = openDatabase(file);
     assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    assert.equal(db.pragma('page_size', { simple: true }), PAGE_SIZE, 'a new file has 16 KB pages');
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
     for (const t of ['accounts', 'api_keys', 'sessions', 'events']) assert.ok(tables.includes(t), t);
     insertAccount(db, 'acc_keep');

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { SCHEMA_VERSION } from '../../src/db/migrate';
+import { PAGE_SIZE, SCHEMA_VERSION } from '../../src/db/migrate';
 import { harness } from '../helpers/harness';
 
 const seqOf = (recordedAt: number) => (2 ** 43 - 1 - recordedAt) * 1024 + 1023;
@@ -130,6 +130,9 @@ describe('migration from schema 4', () => {
       assert.equal(db.pragma('user_version', { simple: true }), 5);
       const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recordings_fts'").pluck().get() as string;
       assert.doesNotMatch(ddl, /prefix/);
+      assert.equal(db.pragma('page_size', { simple: true }), PAGE_SIZE, 'rewritten with 16 KB pages');
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal', 'and back in WAL mode');
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
       // Indexed once: a row indexed twice fails the check (its postings counted twice).
       db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
       assert.equal(db.prepare('SELECT count(*) FROM recordings_fts').pluck().get(), 3);
