@@ -149,3 +149,32 @@ describe('migration from schema 4', () => {
     }
   });
 });
+
+describe('the 16 KB page rewrite of migration 5', () => {
+  it('leaves a file another connection holds with its pages, migrated and in WAL mode, and says so', () => {
+    const file = schema4Database();
+    const other = new Database(file);
+    other.prepare('SELECT count(*) FROM recordings').get(); // holds a shared-memory connection to the file
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    const h = harness({ db: file });
+    const { db } = h.services.core;
+    try {
+      assert.equal(db.pragma('user_version', { simple: true }), 5);
+      assert.equal(db.pragma('page_size', { simple: true }), 4096, 'kept its pages');
+      assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(h.services.recordings.list({ accountId: 'acc_a' }, { limit: 10, q: 'bud' }).rows.length, 2);
+    } finally {
+      db.close();
+      other.close();
+    }
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        process.off('warning', onWarning);
+        assert.ok(warnings.some((m) => /keeps its 4096-byte pages/.test(m)), warnings.join('; '));
+        resolve();
+      }),
+    );
+  });
+});
