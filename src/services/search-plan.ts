@@ -52,6 +52,11 @@ export interface Condition {
   exact: boolean;
   /** Whether a row meets the condition, from its title and transcript. */
   test: (row: Pick<RecordingRow, 'title' | 'transcript'>) => boolean;
+  /**
+   * Whether `walk` would return a row, where that differs from `test` (a phrase's words in any
+   * order): how dense FTS5's candidates are (recording-search.ts, past a cursor). Absent: `test`.
+   */
+  walkTest?: (row: Pick<RecordingRow, 'title' | 'transcript'>) => boolean;
 }
 
 /** The vocabulary of the index; `tokens` absent: every word is one FTS5 token (as an ASCII word is). */
@@ -170,6 +175,7 @@ function phrase(words: string[], terms: Terms): Condition {
     whole: quote(words.join(' ')),
     ...allOf([...new Set(words)].map((w) => lookup(w, false, terms))),
     test: textTest(words.map(withoutDiacritics), false),
+    walkTest: allTests([...new Set(words)].map((w) => textTest([withoutDiacritics(w)], false))),
   };
 }
 
@@ -190,6 +196,11 @@ function prefixWord(word: string, terms: Terms): Condition | null {
   // A form FTS5 has no token of cannot be walked, nor can the OR: then the text is tested.
   return { whole: `(${forms.map(quote).join(' OR ')})`, ...any, test };
 }
+
+const allTests =
+  (tests: Array<Condition['test']>): Condition['test'] =>
+  (row) =>
+    tests.every((t) => t(row));
 
 // The search's idea of a word, as in search-terms.ts: runs of letters, numbers, marks and
 // private-use characters, compared lower-cased and without diacritics.

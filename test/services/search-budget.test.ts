@@ -11,7 +11,7 @@ import { list } from '../helpers/recording-client';
 import { v1List } from '../helpers/v1-client';
 
 /** Counts candidates only: a clock that never moves. */
-const candidatesOnly = (candidates: number): SearchBudget => ({ candidates, minCandidates: 0, ms: Infinity, now: () => 0 });
+const candidatesOnly = (candidates: number): SearchBudget => ({ candidates, minCandidates: 0, ms: Infinity, probeRows: 64, now: () => 0 });
 
 /**
  * 30 recordings, newest first in ids[]; every one holds "the" and "of", and `matching` of them
@@ -64,7 +64,7 @@ describe('a search page reads a bounded number of candidates', () => {
     });
   }
 
-  it('a word with more forms than are expanded walks its three-letter head and tests the rest: the same matches, page by page', async () => {
+  it('a word with more forms than are expanded is tested on the rows read in order: the same matches, page by page', async () => {
     const matching = [0, 5, 6, 12, 28];
     const { h, token, ids, formsId } = library(matching);
     const expected = [...matching.map((i) => ids[i]), formsId];
@@ -73,7 +73,7 @@ describe('a search page reads a bounded number of candidates', () => {
     h.services.recordings.searchBudget = candidatesOnly(3);
     const pages = await walk(v2(h, token, 'inte', 2));
     assert.deepEqual(pages.flatMap((p) => p.ids), expected);
-    // "int"* is walked: all 31 recordings are candidates ("into", "inta…" included), 3 per page.
+    // No FTS5 expression: all 31 recordings are read in order ("into", "inta…" included), 3 per page.
     assert.equal(pages.length, 11);
   });
 
@@ -94,7 +94,10 @@ describe('a search page reads a bounded number of candidates', () => {
     h.services.recordings.searchBudget = candidatesOnly(5);
     const pages = await walk((cursor) => list(h, token, { q: 'of', type: 'memo', limit: 10, ...(cursor ? { cursor } : {}) }));
     assert.deepEqual(pages.flatMap((p) => p.ids), []);
-    assert.equal(pages.length, 6, '30 candidates, 5 per page, the last one ends the walk');
+    // The first page walks "of" through FTS5 (5 of its 30 recordings); past its cursor the matches
+    // are dense (every recording read has "of"), so the rest is read in order: the 25 others and
+    // the one without "of" (26 rows, 5 per page, the last page ends the walk).
+    assert.equal(pages.length, 7, '1 + 26 rows read in order, 5 per page');
     assert.equal(ids.length, 30);
   });
 
@@ -109,9 +112,46 @@ describe('a search page reads a bounded number of candidates', () => {
   it('the clock stops a page only after minCandidates, so a stalled machine cannot cut a small search short', async () => {
     const { h, token, ids } = library([4, 9]);
     let t = 0;
-    h.services.recordings.searchBudget = { candidates: 1000, minCandidates: 7, ms: 1, now: () => (t += 10) };
+    h.services.recordings.searchBudget = { candidates: 1000, minCandidates: 7, ms: 1, probeRows: 64, now: () => (t += 10) };
     const pages = await walk(v2(h, token, '"the of"', 10));
     assert.deepEqual(pages.flatMap((p) => p.ids), [ids[4], ids[9]]);
     assert.equal(pages.length, 5, '30 candidates, 7 per page');
+  });
+});
+
+describe('past a cursor, dense matches are read in order and sparse ones through FTS5', () => {
+  // FTS5 seeks past a rowid by reading a word's postings from their start: deep in a common word's
+  // matches that grows with the library. Reading rows in order finds a page of a dense word sooner.
+  function spied(h: Harness) {
+    const asked: Array<{ match: string; lo: number }> = [];
+    const store = h.services.recordings.searchStore;
+    const candidates = store.candidates.bind(store);
+    store.candidates = (match, lo, hi, limit) => {
+      asked.push({ match, lo });
+      return candidates(match, lo, hi, limit);
+    };
+    return asked;
+  }
+
+  it('a word every recording has: the pages after the first read rows in order, and FTS5 is asked once', async () => {
+    const { h, token, ids } = library([]);
+    h.services.recordings.searchBudget = { ...candidatesOnly(1000), probeRows: 4 };
+    const asked = spied(h);
+    const pages = await walk(v2(h, token, 'of', 7));
+    assert.deepEqual(pages.flatMap((p) => p.ids), ids, 'every match once, newest first');
+    assert.equal(asked.length, 1, 'only the first page asked FTS5');
+  });
+
+  it('a rare word: the probe finds too few, and FTS5 goes on from the last row it read', async () => {
+    const matching = [1, 2, 20];
+    const { h, token, ids } = library(matching);
+    h.services.recordings.searchBudget = { ...candidatesOnly(1000), probeRows: 4 };
+    const asked = spied(h);
+    const pages = await walk(v2(h, token, 'interval', 2));
+    assert.deepEqual(pages.flatMap((p) => p.ids), matching.map((i) => ids[i]));
+    assert.equal(asked.length, 2, 'the first page, then the second after its probe');
+    // The second page starts after ids[2]: its probe reads ids[3..6], none of which has the word.
+    const seqOf = (id: string) => h.services.core.db.prepare('SELECT seq FROM recordings WHERE id = ?').pluck().get(id) as number;
+    assert.equal(asked[1]!.lo, seqOf(ids[6]!) + 1, 'from past the rows the probe read');
   });
 });
