@@ -224,25 +224,25 @@ function searchPage(
    * FTS5 finds the first row past a rowid bound by reading each walked word's postings from their
    * start (measured at 100,000 recordings: "the" 0.2 ms for the first page, 10 ms past 99% of the
    * library; ten times that at a million). So past a cursor a page reads probeRows rows in order
-   * first: when at least one in DENSE_ONE_IN is a row FTS5 would return, FTS5 would hand over
-   * nearly every row anyway, and the page goes on reading them in order, testing every condition;
-   * otherwise FTS5 goes on from the last row read, through postings short enough to seek.
+   * first: when at least one in DENSE_ONE_IN is a row FTS5 would return, FTS5 would hand over a
+   * good share of the rows anyway, and the page goes on reading them in order, testing every
+   * condition; otherwise FTS5 goes on from the last row read, through postings short enough to seek.
    */
   function* inOrderOrIndexed(): Generator<RecordingRow> {
     if (expr === '') return yield* store.scan(accountId, lo, hi, limitRows);
     if (!inside) return yield* store.candidates(expr, lo, hi, limitRows);
     inOrder = true;
-    let read = 0;
+    let probed = 0;
     let walkable = 0;
     let last = lo - 1;
     for (const row of store.scan(accountId, lo, hi, budget.probeRows)) {
-      read++;
+      probed++;
       last = row.seq;
       if (walkTests.every((test) => test(row))) walkable++;
       yield row;
     }
-    if (read < budget.probeRows || last >= hi) return;
-    if (walkable * DENSE_ONE_IN >= read) return yield* store.scan(accountId, last + 1, hi, limitRows);
+    if (probed < budget.probeRows || last >= hi) return;
+    if (walkable * DENSE_ONE_IN >= probed) return yield* store.scan(accountId, last + 1, hi, limitRows);
     inOrder = false;
     yield* store.candidates(expr, last + 1, hi, limitRows);
   }
