@@ -122,7 +122,11 @@ export async function startServer(config: Config, log: (lines: string) => void =
   // With a writer thread, the background work that writes runs there; the event streams stay here.
   const workers: Worker[] = writerThread ? [services.eventHub, writerThread] : services.workers;
   services.webhooks.scheduler.onReport(reportDelivery);
-  for (const w of workers) w.start();
+  // The writer thread a little later, or at the first write (WriterThread.startSoon says why).
+  for (const w of workers) {
+    if (w === writerThread) writerThread.startSoon();
+    else w.start();
+  }
   startupLines(logger, resolved, url, firstRunHint(services, config), publicUrlSet);
   logger.flush();
 
