@@ -81,19 +81,20 @@ export function directRoutes(deps: HttpDeps, hostname: string): (req: IncomingMe
     const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
     if (token === undefined) return false;
     let row;
+    let body;
     let limitHeaders;
     try {
       const principal = services.auth.authenticate(token);
       if (!can(principal, 'recordings:read') || !v.is(IdParams, { id: pathId })) return false;
       row = services.recordings.get(principal, pathId);
-      // Last, as it is the one step with an effect; refused (429), it has none.
+      body = JSON.stringify({ recording: recordingJson(row) });
+      // Last, as it is the one step with an effect; refused (429), it has none. Nothing after it throws.
       limitHeaders = rateLimiter.take(principal.credentialId);
     } catch {
       return false;
     }
     const id = requestIdFrom(rawRequestHeader(req, 'x-request-id'));
     markResponse(res, RECORDING_TEMPLATE, id);
-    const body = JSON.stringify({ recording: recordingJson(row) });
     return answer(res, body, { 'content-type': 'application/json', 'x-request-id': id, ...limitHeaders, etag: etag(row.revision) });
   };
 
