@@ -23,7 +23,7 @@ import { etag } from './if-match';
 import { rawRequestHeader } from './node-request';
 import { markResponse } from './request-observer';
 import { BEARER, requestIdFrom } from './router';
-import { IdParams } from './schemas';
+import { Id } from './schemas';
 
 /** A request the app would route to GET /api/v2/recordings/{id}, with an id free of escapes. */
 const RECORDING_PATH = /^\/api\/v2\/recordings\/([A-Za-z0-9_-]{1,256})$/;
@@ -85,7 +85,8 @@ export function directRoutes(deps: HttpDeps, hostname: string): (req: IncomingMe
     let limitHeaders;
     try {
       const principal = services.auth.authenticate(token);
-      if (!can(principal, 'recordings:read') || !v.is(IdParams, { id: pathId })) return false;
+      // The route's params are IdParams, { id: Id }: the id alone is checked here.
+      if (!can(principal, 'recordings:read') || !v.is(Id, pathId)) return false;
       row = services.recordings.get(principal, pathId);
       body = JSON.stringify({ recording: recordingJson(row) });
       // Last, as it is the one step with an effect; refused (429), it has none. Nothing after it throws.

@@ -122,6 +122,7 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
       ['no credential', get(`/api/v2/recordings/${id}`, ['X-Request-Id: r-1']), 401],
       ['no permission', get(`/api/v2/recordings/${id}`, auth(w.h.key(['recordings:create'], 'creator'))), 403],
       ['a Host the adapter refuses', ['GET /api/v2/recordings/' + id + ' HTTP/1.1', 'Host: 0x7f.1', ...auth(reader)].join('\r\n'), 400],
+      ['an id the route refuses', get('/api/v2/recordings/_abc', auth(reader)), 400],
       ['an escaped id', get(`/api/v2/recordings/${id.slice(0, 3)}%5F${id.slice(4)}`, auth(reader)), 200],
       ['a query', get(`/api/v2/recordings/${id}?x=1`, auth(reader)), 200],
     ];
