@@ -7,6 +7,7 @@ import { DEFAULT_DB, type Config } from './config';
 import { READER_CACHE_SIZE } from './db/open';
 import { createApp } from './http/app';
 import { gracefulClose } from './http/graceful-close';
+import { directRoutes } from './http/direct-routes';
 import { createNodeServer } from './http/node-server';
 import { observeRequests } from './http/request-observer';
 import { logDelivery } from './observe/delivery-log';
@@ -70,8 +71,9 @@ export async function startServer(config: Config, log: (lines: string) => void =
     onRequest?.(req, res);
   };
   const fetch = (...args: Parameters<NonNullable<typeof app>['fetch']>) => app!.fetch(...args);
+  let direct: ReturnType<typeof directRoutes> | undefined;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createNodeServer(fetch, config.host, config, observe);
+    const s = createNodeServer(fetch, config.host, config, observe, (req, res) => direct?.(req, res) ?? false);
     drain = gracefulClose(s);
     s.once('error', reject);
     s.listen(config.port, config.host, () => resolve(s));
@@ -110,6 +112,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
     ...(buildMetrics ? { metrics: buildMetrics(services.core) } : {}),
   });
   app = created.app;
+  direct = directRoutes(created.deps, config.host);
   const { metrics } = created;
   const logRequest = observeRequests(logger, metrics);
   // The writer thread's idle work (index merging) waits until this thread is quiet too.
@@ -122,7 +125,11 @@ export async function startServer(config: Config, log: (lines: string) => void =
   // With a writer thread, the background work that writes runs there; the event streams stay here.
   const workers: Worker[] = writerThread ? [services.eventHub, writerThread] : services.workers;
   services.webhooks.scheduler.onReport(reportDelivery);
-  for (const w of workers) w.start();
+  // The writer thread a little later, or at the first write (WriterThread.startSoon says why).
+  for (const w of workers) {
+    if (w === writerThread) writerThread.startSoon();
+    else w.start();
+  }
   startupLines(logger, resolved, url, firstRunHint(services, config), publicUrlSet);
   logger.flush();
 

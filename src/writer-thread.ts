@@ -46,6 +46,12 @@ export interface WriterThreadHooks {
   log(line: string): void;
 }
 
+/**
+ * How long after the server's start the thread starts when no write has started it first
+ * (startSoon). Starting a thread is a Node environment of its own and a second copy of the app:
+ * on one core, a fifth of a start's CPU, which the first answers of a server would wait behind.
+ */
+export const WRITER_START_DELAY_MS = 250;
 /** A thread that died is started again after this long (not in a tight loop if it dies at start). */
 const RESTART_MS = 1_000;
 /** close(): how long the thread may take to close its connection before it is terminated. */
@@ -58,6 +64,9 @@ export class WriterThread implements Worker, WriteForwarder {
   private closing = false;
   private onStopped: (() => void) | undefined;
   private started = false;
+  /** Set by startSoon until the thread starts: the first write starts it. */
+  private deferred = false;
+  private startTimer: ReturnType<typeof setTimeout> | undefined;
   private markReady: (workers: string[]) => void = () => {};
   /** Resolves, once the thread has opened its connection, with the background work it runs (class names). */
   ready: Promise<string[]> = new Promise((resolve) => (this.markReady = resolve));
@@ -81,8 +90,28 @@ export class WriterThread implements Worker, WriteForwarder {
     Atomics.add(this.requests, 0, 1);
   }
 
+  /**
+   * Starts the thread after `delayMs`, or at once when a write is forwarded first: the answers of a
+   * starting server (reads, /healthz) do not share the core with the thread's own start, and its
+   * background work (deliveries, index merging, checkpoints) can wait that long.
+   */
+  startSoon(delayMs = WRITER_START_DELAY_MS): void {
+    if (this.thread || this.closing || this.deferred) return;
+    this.deferred = true;
+    this.startTimer = setTimeout(() => this.start(), delayMs);
+    this.startTimer.unref();
+  }
+
+  /** Whether the thread exists (started and not exited), ready or not. */
+  get running(): boolean {
+    return this.thread !== undefined;
+  }
+
   /** Starts the thread. Requests forwarded before it is ready wait in its message queue. */
   start(): void {
+    this.deferred = false;
+    clearTimeout(this.startTimer);
+    this.startTimer = undefined;
     if (this.thread || this.closing) return;
     const thread = startModuleWorker('writer-thread-worker', import.meta.url, this.data);
     this.thread = thread;
@@ -103,6 +132,8 @@ export class WriterThread implements Worker, WriteForwarder {
   }
 
   forward(request: ForwardedRequest): Promise<ForwardedAnswer> {
+    // Not started yet (startSoon): this write starts it, and waits in its queue until it is ready.
+    if (this.deferred) this.start();
     const thread = this.thread;
     if (!thread || this.closing) return Promise.reject(writerUnavailable(this.closing ? 'the server is shutting down' : 'the writer thread is restarting'));
     const id = this.nextId++;
@@ -115,6 +146,8 @@ export class WriterThread implements Worker, WriteForwarder {
 
   /** Stops the thread's background work (the scheduler drains its sends); requests are still answered. */
   stop(): Promise<void> {
+    // Not started yet: it is not started for its background work now (a write may still start it).
+    clearTimeout(this.startTimer);
     const thread = this.thread;
     // Not ready: it runs nothing yet, and close() ends it before it could.
     if (!thread || !this.started) return Promise.resolve();
@@ -127,6 +160,8 @@ export class WriterThread implements Worker, WriteForwarder {
   /** After the last request: the thread closes its connection and ends (terminated if it takes too long). */
   async close(): Promise<void> {
     this.closing = true;
+    this.deferred = false;
+    clearTimeout(this.startTimer);
     const thread = this.thread;
     if (!thread) return;
     const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));

@@ -37,6 +37,27 @@ describe('writes on the writer thread', () => {
     assert.equal((await fetch(`${s.url}/api/v2/recordings/${recording.id}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
   });
 
+  it('the thread starts a little after the server; a write that arrives first starts it and is answered', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account();
+    const thread = s.server.writerThread!;
+    assert.equal(thread.running, false, 'the first answers of a starting server do not share the core with the thread\'s start');
+    const health = await fetch(`${s.url}/healthz`);
+    assert.equal(health.status, 200);
+    assert.equal(thread.running, false, 'a read does not start it');
+    const created = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'e1' }), body: JSON.stringify({ type: 'clip', transcript: 'before the thread' }) });
+    assert.equal(created.status, 201, await created.clone().text());
+    assert.ok(thread.running, 'the write started the thread');
+    assert.ok((await thread.ready).length, 'and its background work runs');
+    const { recording } = (await created.json()) as { recording: { id: string } };
+    assert.equal((await fetch(`${s.url}/api/v2/recordings/${recording.id}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+  });
+
+  it('with no write, the thread starts on its own shortly after the server', async (t) => {
+    const s = await serveInProcess(t);
+    assert.ok((await s.server.writerThread!.ready).length, 'the background work runs without a write to start it');
+  });
+
   it('answers a forwarded write exactly as in process: the request id, the rate-limit headers, errors in the envelope', async (t) => {
     const s = await serveInProcess(t, { rateLimit: 50 });
     const { key } = s.account();

@@ -7,6 +7,7 @@ import { AppError, errorStatus, type ErrorCode } from '../errors';
 import type { Services } from '../services';
 import type { Metrics } from '../observe/metrics';
 import { docsPage } from './docs-page';
+import { healthBody } from './health';
 import type { AppEnv, HttpDeps, WriteForwarder } from './env';
 import { registerMetricsRoute } from './metrics-route';
 import { registerMcp } from './mcp-route';
@@ -74,14 +75,10 @@ export function createApp(services: Services, options: AppOptions = {}) {
   const noRoute = (c: Context<AppEnv>) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`);
   app.notFound(plainRoute(noRoute));
 
-  // Liveness stays 200 while writes fail (restarting would not free the disk); the extra fields
-  // appear only then, so a healthy answer is exactly {"status":"ok"}.
+  // The node server answers GET /healthz before the app does (src/http/direct-routes.ts), alike.
   app.get(
     '/healthz',
-    plainJsonRoute((c) => {
-      const writes = core.writer.health.status;
-      return jsonAnswer(c, writes ? { status: 'ok', writes: 'failing', writeError: writes.failing, failingSince: writes.since } : { status: 'ok' });
-    }),
+    plainJsonRoute((c) => jsonAnswer(c, healthBody(core))),
   );
 
   // Prometheus metrics, only when a token is configured (docs/decisions.md §11); the server counts requests.

@@ -16,8 +16,13 @@ export const nodeRequest = (c: Context): IncomingMessage | undefined => (c.env a
  * `name` in lower case.
  */
 export function requestHeader(c: Context, name: string): string | undefined {
-  const raw = nodeRequest(c)?.rawHeaders;
-  if (raw === undefined) return c.req.header(name);
+  const req = nodeRequest(c);
+  return req === undefined ? c.req.header(name) : rawRequestHeader(req, name);
+}
+
+/** requestHeader() of a Node request. */
+export function rawRequestHeader(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.rawHeaders;
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const key = raw[i]!;

@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { getRequestListener } from '@hono/node-server';
+import type { getRequestListener } from '@hono/node-server';
 import { errorStatus, type ErrorCode } from '../errors';
 import { newId } from '../ids';
 
@@ -87,6 +87,13 @@ export interface ConnectionTimeouts {
 }
 
 /**
+ * The adapter (@hono/node-server) is loaded at the first request that needs it, or this long after
+ * listening: with it come undici's WHATWG classes, which it reads when it loads (~20% of a start's
+ * CPU), while a starting server's first answers (/healthz) are given without it (direct-routes.ts).
+ */
+const ADAPTER_LOAD_DELAY_MS = 250;
+
+/**
  * How often Node looks for requests past headersTimeout/requestTimeout. Its default of 30 s let a
  * half-sent request live up to 60 + 30 s (~86 s seen); checked every second, it goes on time.
  */
@@ -107,12 +114,21 @@ export function createNodeServer(
   hostname: string,
   timeouts: ConnectionTimeouts,
   observe?: (req: IncomingMessage, res: ServerResponse) => void,
+  /** Answers a request before the app (src/http/direct-routes.ts) and says so, or returns false. */
+  direct?: (req: IncomingMessage, res: ServerResponse) => boolean,
 ): Server {
-  const listener = getRequestListener(fetch, {
-    hostname,
-    // Thrown before the app runs: an invalid Host header, a backslash in the path, a bad absolute URL.
-    errorHandler: (e) => errorAnswer(adapterMessage(e instanceof Error ? e.message : '')),
-  });
+  type Listener = ReturnType<typeof getRequestListener>;
+  let listener: Listener | undefined;
+  let loading: Promise<Listener> | undefined;
+  const loadListener = () =>
+    (loading ??= import('@hono/node-server').then(
+      ({ getRequestListener }) =>
+        (listener = getRequestListener(fetch, {
+          hostname,
+          // Thrown before the app runs: an invalid Host header, a backslash in the path, a bad absolute URL.
+          errorHandler: (e) => errorAnswer(adapterMessage(e instanceof Error ? e.message : '')),
+        })),
+    ));
   // Node would answer a Host-less HTTP/1.1 request itself (bare 400); this does it with the envelope.
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     observe?.(req, res);
@@ -122,7 +138,9 @@ export function createNodeServer(
       res.end(body);
       return;
     }
-    void listener(req, res);
+    if (direct?.(req, res)) return;
+    if (listener) void listener(req, res);
+    else void loadListener().then((l) => l(req, res));
   };
   const server = createServer(
     {
@@ -140,6 +158,7 @@ export function createNodeServer(
   // Node aborts the request and ends the socket when the client's side ends.
   // (httpAllowHalfOpen is a Server property Node reads in socketOnEnd, not in its typings.)
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.once('listening', () => setTimeout(loadListener, ADAPTER_LOAD_DELAY_MS).unref());
   server.on('clientError', onClientError);
   server.on('checkExpectation', onRequest);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

@@ -28,6 +28,12 @@ export function markRequestId(c: Context, id: string): void {
   if (res) res[REQUEST_ID] = id;
 }
 
+/** markRoute() and markRequestId() of an answer given without Hono (src/http/direct-routes.ts). */
+export function markResponse(res: ServerResponse, template: string, id: string): void {
+  (res as Marked)[ROUTE] = template;
+  (res as Marked)[REQUEST_ID] = id;
+}
+
 /** Hono's matched path in the OpenAPI form (`:id` → `{id}`); UNMATCHED when none (notFound). */
 export function matchedTemplate(c: Context): string {
   try {

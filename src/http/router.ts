@@ -150,12 +150,14 @@ export function setRequestId(c: Context<AppEnv>): string {
   return id;
 }
 
+/** The id of a request that sent `incoming` as its X-Request-Id: that one when it is well-formed, else a new one. */
+export const requestIdFrom = (incoming: string | undefined): string => (incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : newId('req'));
+
 /** The request's id (assigned on first use, as setRequestId does), without touching the response headers. */
 export function requestId(c: Context<AppEnv>): string {
   let id = c.get('requestId');
   if (id === undefined) {
-    const incoming = requestHeader(c, 'x-request-id');
-    id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : newId('req');
+    id = requestIdFrom(requestHeader(c, 'x-request-id'));
     c.set('requestId', id);
     markRequestId(c, id);
   }
@@ -207,11 +209,14 @@ function parseBody(schema: Schema, raw: unknown, optional: boolean | undefined):
   return raw === undefined ? undefined : parseWith('body', schema, raw);
 }
 
+/** An Authorization header's form; the token is the first group. */
+export const BEARER = /^Bearer[ ]+(\S{1,512})\s*$/i;
+
 /** Finds and checks the caller's credential: a bearer token, else the session cookie. */
 export function authenticate(c: Context<AppEnv>, deps: HttpDeps): Principal {
   const header = requestHeader(c, 'authorization');
   if (header !== undefined) {
-    const m = /^Bearer[ ]+(\S{1,512})\s*$/i.exec(header);
+    const m = BEARER.exec(header);
     if (!m?.[1]) throw new AppError('unauthenticated', 'Authorization must be "Bearer <API key or session token>"');
     return deps.services.auth.authenticate(m[1]);
   }

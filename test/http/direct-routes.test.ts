@@ -1,0 +1,147 @@
+// The node server's direct answers (src/http/direct-routes.ts) must be exactly the app's: two node
+// servers over the same services, one with the direct routes and one without (each with its own
+// app, so each has its own rate limiter and sees the same sequence of requests), are sent the same
+// raw requests, and their answers must be the same bytes but for the Date header.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, it, type TestContext } from 'node:test';
+import { testConfig } from '../../src/config';
+import { createApp } from '../../src/http/app';
+import { directRoutes } from '../../src/http/direct-routes';
+import { createNodeServer } from '../../src/http/node-server';
+import { harness } from '../helpers/harness';
+
+type Direct = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+async function serve(t: TestContext, fetch: (r: Request) => Response | Promise<Response>, direct?: Direct): Promise<number> {
+  const server = createNodeServer(fetch, '127.0.0.1', testConfig(), undefined, direct);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Sends `head` (request line and headers, without the final blank line) and reads the whole answer. */
+function raw(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', reject);
+    socket.write(`${head}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+const withoutDate = (answer: string) => answer.replace(/\r\nDate: [^\r]*/, '');
+
+async function world(t: TestContext, rateLimit = 3) {
+  const h = harness({ rateLimit });
+  const answered: boolean[] = [];
+  const direct = directRoutes(h.http.deps, '127.0.0.1');
+  const spy: Direct = (req, res) => {
+    const r = direct(req, res);
+    answered.push(r);
+    return r;
+  };
+  const withDirect = await serve(t, h.app.fetch, spy);
+  const general = createApp(h.services, { logError: () => {} });
+  const without = await serve(t, general.app.fetch);
+  const writer = h.key(undefined, 'writer');
+  const create = async (token: string, key: string) => {
+    const r = await h.req('POST', '/api/v2/recordings', { token, headers: { 'idempotency-key': key }, body: { type: 'clip', title: 'T', transcript: 'some words' } });
+    assert.equal(r.status, 201, r.text);
+    return (r.json as { recording: { id: string } }).recording.id;
+  };
+  /** Both servers' answers to `head`; asserts they are the same and says whether the direct route answered. */
+  const same = async (head: string, mask = false) => {
+    const before = answered.length;
+    const a = withoutDate(await raw(withDirect, head));
+    const b = withoutDate(await raw(without, head));
+    const m = (s: string) => (mask ? s.replace(/x-request-id: req_\w+/i, 'x-request-id: req_*') : s);
+    assert.equal(m(a), m(b), head);
+    return { answer: a, direct: answered.slice(before).includes(true) };
+  };
+  return { h, writer, create, same };
+}
+
+const get = (path: string, headers: string[] = []) => ['GET ' + path + ' HTTP/1.1', 'Host: localhost', ...headers].join('\r\n');
+
+describe('direct answers of the node server (GET /healthz, GET /api/v2/recordings/{id})', () => {
+  it('GET /healthz: the same bytes as the app, with a given request id and with a new one', async (t) => {
+    const w = await world(t);
+    const given = await w.same(get('/healthz', ['X-Request-Id: probe-1']));
+    assert.ok(given.direct, 'the direct route answered');
+    assert.match(given.answer, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.match(given.answer, /\r\n\r\n\{"status":"ok"\}$/);
+    assert.ok((await w.same(get('/healthz'), true)).direct);
+    // Not direct: the app answers these as it always did.
+    assert.equal((await w.same(get('/healthz?x=1', ['X-Request-Id: p2']))).direct, false);
+    assert.equal((await w.same(['HEAD /healthz HTTP/1.1', 'Host: localhost', 'X-Request-Id: p3'].join('\r\n'))).direct, false);
+  });
+
+  it('GET a recording: found, not found, deleted (410), another account\'s, bad or missing key, no permission, rate limited: the same bytes', async (t) => {
+    const w = await world(t, 4);
+    const reader = w.h.key(['recordings:read'], 'reader');
+    const id = await w.create(w.writer, 'k1');
+    const gone = await w.create(w.writer, 'k2');
+    assert.equal((await w.h.req('DELETE', `/api/v2/recordings/${gone}`, { token: w.writer, headers: { 'if-match': '"1"' } })).status, 204);
+    const other = w.h.services.auth.createAccount('other', 'correct horse');
+    const otherKey = w.h.services.auth.createKey(other.id, { name: 'o', permissions: ['recordings:read', 'recordings:create'] }).secret;
+    const theirs = await w.create(otherKey, 'k3');
+    const auth = (token: string) => [`Authorization: Bearer ${token}`, 'X-Request-Id: r-1'];
+
+    const found = await w.same(get(`/api/v2/recordings/${id}`, auth(reader)));
+    assert.ok(found.direct);
+    assert.match(found.answer, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.match(found.answer, /\r\nRateLimit-Remaining: 3\r\n/);
+    assert.match(found.answer, /\r\netag: "1"\r\n/);
+    const cases: Array<[string, string, number]> = [
+      ['not found', get('/api/v2/recordings/rec_doesnotexist', auth(reader)), 404],
+      ['deleted', get(`/api/v2/recordings/${gone}`, auth(reader)), 410],
+      ['another account\'s', get(`/api/v2/recordings/${theirs}`, auth(reader)), 404],
+    ];
+    for (const [what, head, status] of cases) {
+      const r = await w.same(head);
+      assert.equal(r.direct, false, what);
+      assert.match(r.answer, new RegExp(`^HTTP/1\\.1 ${status} `), what);
+    }
+    // The rate limit (4 a minute) is spent now: one success and three refusals counted.
+    const limited = await w.same(get(`/api/v2/recordings/${id}`, auth(reader)));
+    assert.equal(limited.direct, false);
+    assert.match(limited.answer, /^HTTP\/1\.1 429 /);
+    w.h.clock.advance(61_000);
+
+    const refused: Array<[string, string, number]> = [
+      ['unknown key', get(`/api/v2/recordings/${id}`, auth('rlk_notakey')), 401],
+      ['not a bearer', get(`/api/v2/recordings/${id}`, ['Authorization: Basic abc', 'X-Request-Id: r-1']), 401],
+      ['no credential', get(`/api/v2/recordings/${id}`, ['X-Request-Id: r-1']), 401],
+      ['no permission', get(`/api/v2/recordings/${id}`, auth(w.h.key(['recordings:create'], 'creator'))), 403],
+      ['a Host the adapter refuses', ['GET /api/v2/recordings/' + id + ' HTTP/1.1', 'Host: 0x7f.1', ...auth(reader)].join('\r\n'), 400],
+      ['an id the route refuses', get('/api/v2/recordings/_abc', auth(reader)), 400],
+      ['an escaped id', get(`/api/v2/recordings/${id.slice(0, 3)}%5F${id.slice(4)}`, auth(reader)), 200],
+      ['a query', get(`/api/v2/recordings/${id}?x=1`, auth(reader)), 200],
+    ];
+    for (const [what, head, status] of refused) {
+      // The adapter's own refusal (a bad Host) always has a new request id.
+      const r = await w.same(head, status === 400 && head.includes('0x7f'));
+      assert.equal(r.direct, false, what);
+      assert.match(r.answer, new RegExp(`^HTTP/1\\.1 ${status} `), what);
+    }
+    // With a new request id.
+    w.h.clock.advance(61_000);
+    assert.ok((await w.same(get(`/api/v2/recordings/${id}`, [`Authorization: Bearer ${reader}`]), true)).direct);
+  });
+
+  it('with the rate limit off, the answer has no RateLimit headers, as the app\'s', async (t) => {
+    const w = await world(t, 0);
+    const id = await w.create(w.writer, 'k1');
+    const r = await w.same(get(`/api/v2/recordings/${id}`, [`Authorization: Bearer ${w.writer}`, 'X-Request-Id: r-2']));
+    assert.ok(r.direct);
+    assert.doesNotMatch(r.answer, /RateLimit/);
+  });
+});
