@@ -16,6 +16,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CACHE_DIR } from './cache';
 import { Corpus, prng } from './corpus';
+import { describeStructure, ftsStructure } from './fts-structure';
 import type { LoadResult, SequenceRequest } from './load';
 import type { Scenario } from './scenarios';
 import { median, round2 } from './stats';
@@ -45,6 +46,8 @@ export interface WriteSummary {
 export interface WriteResults {
   seconds: number;
   connections: 1;
+  /** The FTS5 index's segments when the writes began: an edit's cost grows with their number (fts-cost.ts). */
+  indexSegments?: number;
   kinds: WriteSummary[];
   raw: Record<WriteKind, LoadResult[]>;
 }
@@ -150,6 +153,10 @@ export async function measureWrites(opts: {
   // running out shows as failures. Deletes take fresh recordings each run: the pool must last.
   const count = Math.max(500, opts.seconds * 500);
   const raw: Record<WriteKind, LoadResult[]> = { edit: [], delete: [] };
+  const conn = new Database(opts.db, { readonly: true, fileMustExist: true });
+  const structure = ftsStructure(conn);
+  conn.close();
+  opts.log(`the search index before the edits and deletes: ${describeStructure(structure)}`);
   for (const kind of WRITE_KINDS) await opts.run(writeScenario(kind, requests.file(kind, 200, `warm`)), 1, `warm-${kind}`);
   for (let round = 0; round < opts.rounds; round++) {
     for (const kind of round % 2 ? [...WRITE_KINDS].reverse() : WRITE_KINDS) {
@@ -174,5 +181,5 @@ export async function measureWrites(opts: {
       failures: runs.reduce((n, r) => n + r.requests - (r.status['2xx'] ?? 0) + r.errors + r.timeouts, 0),
     };
   });
-  return { seconds: opts.seconds, connections: 1, kinds, raw };
+  return { seconds: opts.seconds, connections: 1, indexSegments: structure.segments, kinds, raw };
 }

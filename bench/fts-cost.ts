@@ -16,48 +16,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { describeStructure, ftsStructure } from './fts-structure';
 
 const { values: opt } = parseArgs({
   options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false } },
 });
 if (!opt.db) throw new Error('--db FILE is required (a reclib database; it is copied, never changed)');
-
-/**
- * Segments per level, in leaf pages, from the FTS5 structure record (%_data id 10; its layout is
- * described at the top of SQLite's fts5_index.c): a 4-byte cookie, then varints nLevel, nSegment,
- * nWriteCounter, and per level nMerge, nSeg and per segment (id, first page, last page).
- */
-export function ftsStructure(db: Database.Database): { segments: number; levels: Array<{ merging: number; pages: number[] }> } {
-  const block = (db.prepare('SELECT block FROM recordings_fts_data WHERE id = 10').get() as { block: Buffer }).block;
-  let at = 4;
-  const varint = (): number => {
-    let v = 0;
-    for (let i = 0; i < 9; i++) {
-      const b = block[at++]!;
-      if (i === 8) return v * 256 + b;
-      v = v * 128 + (b & 0x7f);
-      if (!(b & 0x80)) return v;
-    }
-    return v;
-  };
-  if (block.readUInt32BE(4) === 0xffffffff) throw new Error('structure record v2 (contentless_delete): not read here');
-  const nLevel = varint();
-  const segments = varint();
-  varint(); // write counter
-  const levels = [];
-  for (let l = 0; l < nLevel; l++) {
-    const merging = varint();
-    const n = varint();
-    const pages: number[] = [];
-    for (let s = 0; s < n; s++) {
-      varint(); // segment id
-      const first = varint();
-      pages.push(varint() - first + 1);
-    }
-    levels.push({ merging, pages });
-  }
-  return { segments, levels };
-}
 
 const spread = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -75,10 +39,7 @@ try {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('cache_size = -16000'); // the writer connection's page cache (src/db/open.ts)
-  const show = (when: string) => {
-    const s = ftsStructure(db);
-    console.log(`${when}: ${s.segments} segments; leaf pages per level: ${s.levels.map((l, i) => `L${i}${l.merging ? ` (merging ${l.merging})` : ''} [${l.pages.join(', ')}]`).join(' ')}`);
-  };
+  const show = (when: string) => console.log(`${when}: ${describeStructure(ftsStructure(db))}`);
   show('structure');
   if (opt.optimize) {
     const t = performance.now();

@@ -138,7 +138,7 @@ async function main() {
     log(`cold start: ${coldPairs} alternating pairs…`);
     coldStart = await measureColdStart(db, coldPairs, log);
   }
-  if (scenarios.length === 0 && !runStall) {
+  if (scenarios.length === 0 && !runStall && !runWrites) {
     const checks = coldStartTargets(coldStart);
     console.log(textTable(['target', 'required', 'measured', 'result'], checks.map((c) => [c.target, c.required, c.measured, c.pass ? 'pass' : 'FAIL'])));
     for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });

@@ -72,7 +72,7 @@ export function writeTargets(w: WriteResults | undefined): TargetCheck[] {
   return w.kinds.map((k) => ({
     target: `${k.label} p99, 1 connection`,
     required: `≤ ${WRITE_P99_MS} ms`,
-    measured: `${k.p99.toFixed(2)} ms (${k.p99Range[0].toFixed(2)}–${k.p99Range[1].toFixed(2)} over ${k.rounds} rounds of ~${k.requests} requests; p50 ${k.p50.toFixed(2)} ms${k.failures ? `; ${k.failures} failed` : ''})`,
+    measured: `${k.p99.toFixed(2)} ms (${k.p99Range[0].toFixed(2)}–${k.p99Range[1].toFixed(2)} over ${k.rounds} rounds of ~${k.requests} requests; p50 ${k.p50.toFixed(2)} ms${k.failures ? `; ${k.failures} failed` : ''}${w.indexSegments !== undefined ? `; ${w.indexSegments} index segments` : ''})`,
     pass: k.failures === 0 && k.p99 <= WRITE_P99_MS,
   }));
 }
