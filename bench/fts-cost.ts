@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
+import { ftsQuote } from '../src/store/fts-quote';
 import { describeStructure, ftsStructure } from './fts-structure';
 
 const { values: opt } = parseArgs({
@@ -69,7 +70,7 @@ try {
     let t = performance.now();
     const gone = words(`${r.title} ${r.transcript}`);
     terms.push(gone.size);
-    for (const w of gone) still.get(`"${w.replace(/"/g, '""')}"`);
+    for (const w of gone) still.get(ftsQuote(w));
     lookups!.push(performance.now() - t);
     t = performance.now();
     index.run(r.seq, r.title, r.transcript.split(' ').reverse().join(' ')); // other order: same words, new entries

@@ -25,6 +25,12 @@ export const PAGE_SIZE = 16_384;
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
 export const SCHEMA_VERSION = 5;
 
+/** Drops the FTS index and the triggers that write it (schema.sql creates them anew, empty). */
+const DROP_INDEX = `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
+      DROP TRIGGER IF EXISTS recordings_fts_note_update;
+      DROP TRIGGER IF EXISTS recordings_fts_note_delete;
+      DROP TABLE IF EXISTS recordings_fts;`;
+
 /** Migrations from version N-1 to N for databases created by an older schema.sql. */
 const steps: Record<number, string> = {
   // 2: the FTS index is written once per transaction from recordings_fts_pending (see schema.sql).
@@ -37,13 +43,10 @@ const steps: Record<number, string> = {
   // 4: the FTS index keeps no positions (detail = none), and the recordings table is keyed by
   // pos = -seq (see schema.sql). Neither can change in place: the index and the triggers that write
   // it are dropped, the recordings and their idempotency keys (which refer to them by key) are
-  // moved aside with their indexes dropped, schema.sql creates everything anew, and `refill` copies
-  // the rows back, oldest first (so each b-tree is written left to right, pages full), indexes every
-  // live recording with text, and drops the old tables.
-  4: `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
-      DROP TRIGGER IF EXISTS recordings_fts_note_update;
-      DROP TRIGGER IF EXISTS recordings_fts_note_delete;
-      DROP TABLE IF EXISTS recordings_fts;
+  // moved aside with their indexes dropped, schema.sql creates everything anew, `refill` copies the
+  // rows back, oldest first (so each b-tree is written left to right, pages full), and drops the
+  // old tables; INDEX_ALL then indexes every live recording with text.
+  4: `${DROP_INDEX}
       DROP INDEX IF EXISTS recordings_account;
       DROP INDEX IF EXISTS recordings_account_type;
       DROP INDEX IF EXISTS recordings_account_status;
@@ -53,12 +56,9 @@ const steps: Record<number, string> = {
       ALTER TABLE recording_keys RENAME TO recording_keys_v3;
       ALTER TABLE recordings RENAME TO recordings_v3;`,
   // 5: the FTS index has no prefix index (see schema.sql), which cannot be dropped in place: the
-  // index and its triggers are dropped, schema.sql creates them anew and `refill` indexes every
+  // index and its triggers are dropped, schema.sql creates them anew and INDEX_ALL indexes every
   // live recording with text again.
-  5: `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
-      DROP TRIGGER IF EXISTS recordings_fts_note_update;
-      DROP TRIGGER IF EXISTS recordings_fts_note_delete;
-      DROP TABLE IF EXISTS recordings_fts;`,
+  5: DROP_INDEX,
 };
 
 /** The recordings columns of schemas 1-3 (all but the key), copied by migration 4. */
@@ -85,8 +85,10 @@ const refill: Record<number, string> = {
       DROP TABLE recordings_v3;`,
 };
 
-/** The steps that drop the FTS index. */
+/** The steps that drop the FTS index (DROP_INDEX). */
 const REINDEXING_STEPS = [4, 5];
+/** The step after which a file is rewritten with PAGE_SIZE pages (repage). */
+const REPAGING_STEP = 5;
 
 let cached: string | undefined;
 
@@ -123,7 +125,7 @@ export function migrate(db: Db): void {
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   });
   apply.immediate();
-  if (current > 0 && current < 5) repage(db);
+  if (current > 0 && current < REPAGING_STEP) repage(db);
 }
 
 /**

@@ -127,7 +127,6 @@ export class IndexMerger implements Worker {
     return worked === true;
   }
 
-  /** The next look measures the event loop from now on. */
   /** No request answered elsewhere since the previous look (true where nothing else answers requests). */
   private elsewhereUnchanged(): boolean {
     if (!this.requestsElsewhere) return true;
@@ -137,6 +136,7 @@ export class IndexMerger implements Worker {
     return unchanged;
   }
 
+  /** The next look measures the event loop (and the requests answered elsewhere) from now on. */
   private startLook(): void {
     this.elsewhereUnchanged();
     this.signals.utilization();

@@ -16,6 +16,7 @@
 // for the phrase over 1/1000 of the library, the same as over all of it). So a phrase is walked as
 // the AND of its words (order tested on the text), a prefix as the OR of the few whole words it
 // starts, and a prefix with too many of those is tested on the text of the rows read.
+import { ftsQuote } from '../store/fts-quote';
 import type { RecordingRow } from './recording-model';
 import { textWords, withoutDiacritics, type SearchTerms } from './search-terms';
 
@@ -28,7 +29,6 @@ import { textWords, withoutDiacritics, type SearchTerms } from './search-terms';
 const MAX_EXPANSIONS = 48;
 const ASCII_WORD = /^[a-z0-9]+$/;
 
-export const quote = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
 export interface Condition {
   /**
@@ -135,14 +135,14 @@ const NO_LOOKUP: Lookup = { walk: null, eager: null, exact: false };
 function lookup(word: string, prefix: boolean, terms: Terms): Lookup {
   const tokens = terms.tokens ? terms.tokens(word) : [word];
   if (tokens.length === 1 && tokens[0] === word) {
-    if (!prefix) return { walk: quote(word), eager: quote(word), exact: true };
+    if (!prefix) return { walk: ftsQuote(word), eager: ftsQuote(word), exact: true };
     // FTS5 merges the doclists of every word starting so before its first row: never walked.
-    return { walk: null, eager: `${quote(word)}*`, exact: true };
+    return { walk: null, eager: `${ftsQuote(word)}*`, exact: true };
   }
   if (tokens.length === 0) return NO_LOOKUP;
   const last = tokens.length - 1;
   const open = prefix && word.endsWith(tokens[last]!);
-  const parts = tokens.map((t, i) => (i === last && open ? `${quote(t)}*` : quote(t)));
+  const parts = tokens.map((t, i) => (i === last && open ? `${ftsQuote(t)}*` : ftsQuote(t)));
   // A prefix query merges doclists first: leave it out of the lazy walk.
   const lazy = parts.filter((_, i) => !(i === last && open));
   const and = (xs: string[]) => (xs.length === 0 ? null : xs.length === 1 ? xs[0]! : `(${xs.join(' AND ')})`);
@@ -165,14 +165,14 @@ function anyOf(lookups: Lookup[]): Lookup {
 }
 
 function exactWord(word: string, terms: Terms): Condition {
-  return { whole: quote(word), ...lookup(word, false, terms), test: textTest([withoutDiacritics(word)], false) };
+  return { whole: ftsQuote(word), ...lookup(word, false, terms), test: textTest([withoutDiacritics(word)], false) };
 }
 
 /** A phrase is walked as the AND of its words; their order is tested on the text. */
 function phrase(words: string[], terms: Terms): Condition {
   if (words.length === 1) return exactWord(words[0]!, terms);
   return {
-    whole: quote(words.join(' ')),
+    whole: ftsQuote(words.join(' ')),
     ...allOf([...new Set(words)].map((w) => lookup(w, false, terms))),
     test: textTest(words.map(withoutDiacritics), false),
     walkTest: allTests([...new Set(words)].map((w) => textTest([withoutDiacritics(w)], false))),
@@ -187,14 +187,14 @@ function phrase(words: string[], terms: Terms): Condition {
  */
 function prefixWord(word: string, terms: Terms): Condition | null {
   const test = textTest([withoutDiacritics(word)], true);
-  const whole = `${quote(word)}*`;
+  const whole = `${ftsQuote(word)}*`;
   if (!ASCII_WORD.test(word)) return { whole, ...lookup(word, true, terms), test };
   const forms = terms.expansions(word, MAX_EXPANSIONS + 1);
   if (forms.length === 0) return null;
   if (forms.length > MAX_EXPANSIONS) return { whole, walk: null, eager: null, exact: false, test };
   const any = anyOf(forms.map((f) => lookup(f, false, terms)));
   // A form FTS5 has no token of cannot be walked, nor can the OR: then the text is tested.
-  return { whole: `(${forms.map(quote).join(' OR ')})`, ...any, test };
+  return { whole: `(${forms.map(ftsQuote).join(' OR ')})`, ...any, test };
 }
 
 const allTests =

@@ -10,6 +10,7 @@
 // FTS5's own prefix query, exact by construction.
 // Forms of deleted or edited-away text are dropped once no live recording has them (forget()).
 import type { Core } from '../context';
+import { ftsQuote } from '../store/fts-quote';
 import { SearchTermStore } from '../store/search-term-store';
 
 const WORD_SEPARATORS = /[^\p{L}\p{N}\p{M}\p{Co}]+/u;
@@ -144,7 +145,7 @@ export class SearchTerms {
     const tokens = this.tokens(form);
     if (tokens.length === 1 && tokens[0] === form) return this.store.stillIndexed(form);
     if (tokens.length === 0) return false;
-    const rows = this.store.texts(tokens.map((t) => `"${t.replace(/"/g, '""')}"`).join(' AND '), STILL_HAS_ROWS + 1);
+    const rows = this.store.texts(tokens.map(ftsQuote).join(' AND '), STILL_HAS_ROWS + 1);
     if (rows.length > STILL_HAS_ROWS) return true;
     return rows.some((r) => {
       const forms = new Set<string>();

@@ -1,5 +1,6 @@
 // SQL for recording_terms: the word forms the FTS index has seen (see schema.sql).
 import type { Db } from '../db/open';
+import { ftsQuote } from './fts-quote';
 
 /** A bound above every string that starts with `prefix` (U+10FFFF is the largest code point). */
 export const after = (prefix: string): string => `${prefix}\u{10FFFF}\u{10FFFF}`;
@@ -35,7 +36,7 @@ export class SearchTermStore {
 
   /** Whether the FTS index still holds the word (a quoted FTS5 string, so never syntax). */
   stillIndexed(word: string): boolean {
-    return this.s.indexed.get(`"${word.replace(/"/g, '""')}"`) !== undefined;
+    return this.s.indexed.get(ftsQuote(word)) !== undefined;
   }
 
   /**
@@ -44,7 +45,7 @@ export class SearchTermStore {
    */
   oneToken(text: string): boolean {
     try {
-      this.s.probe.all(`"${text.replace(/"/g, '""')}"`);
+      this.s.probe.all(ftsQuote(text));
       return true;
     } catch (e) {
       if (e instanceof Error && /phrase queries are not supported/.test(e.message)) return false;

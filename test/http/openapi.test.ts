@@ -107,3 +107,18 @@ describe('OpenAPI documents', () => {
     assert.match(res.text, /openapi\.json/);
   });
 });
+
+describe('a search page may be short (issue 14: the OpenAPI says so)', () => {
+  for (const version of ['v2', 'v1']) {
+    it(`${version}: GET /recordings' limit and nextCursor say a page may hold fewer than limit, with a cursor to go on`, async () => {
+      const h = harness();
+      const doc = (await h.req('GET', `/api/${version}/openapi.json`)).json;
+      const op = doc.paths['/recordings'].get;
+      const limit = op.parameters.find((p: { name: string }) => p.name === 'limit');
+      assert.match(limit.description ?? limit.schema.description, /fewer recordings than limit, or none, with a non-null nextCursor/);
+      const page = op.responses['200'].content['application/json'].schema;
+      const text = JSON.stringify(page);
+      assert.match(text, /fewer than limit recordings, or none/);
+    });
+  }
+});
