@@ -20,7 +20,7 @@ import { ftsQuote } from '../src/store/fts-quote';
 import { describeStructure, ftsStructure } from './fts-structure';
 
 const { values: opt } = parseArgs({
-  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false } },
+  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' } },
 });
 if (!opt.db) throw new Error('--db FILE is required (a reclib database; it is copied, never changed)');
 
@@ -42,6 +42,7 @@ try {
   db.pragma('cache_size = -16000'); // the writer connection's page cache (src/db/open.ts)
   const show = (when: string) => console.log(`${when}: ${describeStructure(ftsStructure(db))}`);
   show('structure');
+  if (opt.pgsz) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('pgsz', ${Number(opt.pgsz)})`);
   if (opt.optimize) {
     const t = performance.now();
     db.exec("INSERT INTO recordings_fts (recordings_fts) VALUES ('optimize')");

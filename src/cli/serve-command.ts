@@ -33,8 +33,8 @@ export function registerServe(program: Command): void {
         // With --json, stdout carries exactly one JSON object (docs/decisions.md §2); the rest goes to stderr.
         // process.stdout.write rather than console.log, which formats its argument and adds and
         // removes an 'error' listener on every call: 3-7 µs against 0.1-0.8 µs a write to a pipe
-        // (measured alone, 20,000 writes), and the log writes once per turn of the event loop, which
-        // at a few thousand get-by-id a second is once per request. Same bytes (console.log adds "\n").
+        // (measured alone, 20,000 writes); the log writes request lines together, at most 20 ms
+        // after the first (src/observe/log.ts). Same bytes (console.log adds "\n").
         const out = opts.json ? process.stderr : process.stdout;
         const say = (line: string) => void out.write(`${line}\n`);
         // With --json the log (start-up line included) goes to stderr with the other lines.

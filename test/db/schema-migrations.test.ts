@@ -1,5 +1,5 @@
 // Schema 4: the search index keeps no positions (detail = none) and the recordings table is keyed by
-// pos = -seq. Schema 5: the search index has no prefix index. A database written under schema 3 or
+// pos = -seq. Schema 5: the search index has no prefix index. Schema 6: its leaves are ~2,000 bytes. A database written under schema 3 or
 // 4 (kept as fixtures) is rebuilt on open, in the same transaction as the version bump: every row
 // and idempotency key kept, the index written once, and every kind of search answers as before:
 // words, prefixes, phrases (word order tested on the text), deleted text not found, and later
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { PAGE_SIZE, SCHEMA_VERSION } from '../../src/db/migrate';
+import { PAGE_SIZE, SCHEMA_VERSION, schemaText } from '../../src/db/migrate';
 import { harness } from '../helpers/harness';
 
 const seqOf = (recordedAt: number) => (2 ** 43 - 1 - recordedAt) * 1024 + 1023;
@@ -55,8 +55,8 @@ describe('migration from schema 3', () => {
     const account = { accountId: 'acc_a' };
     const ids = (q: string) => h.services.recordings.list(account, { limit: 10, q }).rows.map((r) => r.id);
     try {
-      assert.equal(SCHEMA_VERSION, 5);
-      assert.equal(db.pragma('user_version', { simple: true }), 5);
+      assert.equal(SCHEMA_VERSION, 6);
+      assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
       const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recordings_fts'").pluck().get() as string;
       assert.match(ddl, /detail = none/);
       assert.doesNotMatch(ddl, /prefix/);
@@ -127,7 +127,7 @@ describe('migration from schema 4', () => {
     const { db } = h.services.core;
     const ids = (q: string) => h.services.recordings.list({ accountId: 'acc_a' }, { limit: 10, q }).rows.map((r) => r.id);
     try {
-      assert.equal(db.pragma('user_version', { simple: true }), 5);
+      assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
       const ddl = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'recordings_fts'").pluck().get() as string;
       assert.doesNotMatch(ddl, /prefix/);
       assert.equal(db.pragma('page_size', { simple: true }), PAGE_SIZE, 'rewritten with 16 KB pages');
@@ -138,12 +138,51 @@ describe('migration from schema 4', () => {
       assert.equal(db.prepare('SELECT count(*) FROM recordings_fts').pluck().get(), 3);
       const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
       assert.equal(config['secure-delete'], 1, 'deleted text is still erased from the index');
+      assert.equal(config.pgsz, 2000, 'the leaves of schema 6');
       assert.deepEqual(ids('budget'), ['rec_2', 'rec_1']);
       assert.deepEqual(ids('bud'), ['rec_2', 'rec_1'], 'a 3-letter prefix, now through the stored forms');
       assert.deepEqual(ids('we'), ['rec_2', 'rec_1'], 'a 2-letter prefix');
       assert.deepEqual(ids('int'), ['rec_3']);
       assert.deepEqual(ids('caf'), ['rec_3'], 'accents folded');
       assert.deepEqual(ids('"budget review"'), ['rec_2']);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('migration from schema 5', () => {
+  it('sets the index leaf size and rewrites nothing: the segments are the ones it had', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v5-')), 'reclib.db');
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.exec(schemaText());
+    // As schema 5 left it: FTS5's default leaf size and version 5.
+    raw.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('pgsz', 4050)");
+    raw.pragma('user_version = 5');
+    raw.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('acc_a', 'alice', 'int_a', 1)").run();
+    raw
+      .prepare(
+        `INSERT INTO recordings (pos, seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash)
+         VALUES (-?, ?, 'rec_1', 'acc_a', 'int_a', 'memo', 'Budget meeting', 'we review the budget', 1000, 1, 1, 1, 'ready', ?)`,
+      )
+      .run(seqOf(1000), seqOf(1000), 'a'.repeat(64));
+    raw.exec(`INSERT INTO recordings_fts (rowid, title, transcript) SELECT seq, title, transcript FROM recordings;
+              DELETE FROM recordings_fts_pending;`);
+    const terms = raw.prepare('INSERT OR IGNORE INTO recording_terms (term) VALUES (?)');
+    for (const w of ['budget', 'meeting', 'we', 'review', 'the']) terms.run(w);
+    // The segments' pages (1 and 10 are FTS5's averages and structure record, whose cookie a config change bumps).
+    const pages = "SELECT id, block FROM recordings_fts_data WHERE id > 10 ORDER BY id";
+    const data = raw.prepare(pages).all();
+    assert.ok(data.length > 0);
+    raw.close();
+    const h = harness({ db: file });
+    const { db } = h.services.core;
+    try {
+      assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+      assert.equal(db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'pgsz'").pluck().get(), 2000);
+      assert.deepEqual(db.prepare(pages).all(), data, 'the segments as they were');
+      assert.deepEqual(h.services.recordings.list({ accountId: 'acc_a' }, { limit: 10, q: 'budg' }).rows.map((r) => r.id), ['rec_1']);
     } finally {
       db.close();
     }
@@ -161,7 +200,7 @@ describe('the 16 KB page rewrite of migration 5', () => {
     const h = harness({ db: file });
     const { db } = h.services.core;
     try {
-      assert.equal(db.pragma('user_version', { simple: true }), 5);
+      assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
       assert.equal(db.pragma('page_size', { simple: true }), 4096, 'kept its pages');
       assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
       assert.equal(h.services.recordings.list({ accountId: 'acc_a' }, { limit: 10, q: 'bud' }).rows.length, 2);
