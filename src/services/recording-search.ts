@@ -95,15 +95,16 @@ export interface SearchBudget {
 }
 
 /**
- * Measured at 100,000 recordings on a loaded 2-core machine: a candidate costs 10-60 µs (reading its
- * row is most of it). A page stops after about 3 ms of reading (it was 5 ms): a
- * search whose matches are sparse spends the whole budget on every page, on the event loop that
- * every other request shares, and at half its saturated rate such a search (the phrase "the of
- * and to a" at 1M recordings) answered 16.9 ms p99 with 5 ms, against the 15 ms target. The
- * price: paging through a sparse search of the whole library takes up to 5/3 as many pages. The
- * candidate count is a second bound.
+ * A candidate costs 10-60 µs at 100,000 recordings and 55-80 µs at 1M, where its row is often
+ * not in the page cache (reading it is most of the cost). A page stops after about 3 ms of reading
+ * (it was 5 ms), once 32 candidates are read (it was 100): a search whose matches are sparse spends
+ * the whole budget on every page, on the event loop every other request shares. At half its
+ * saturated rate the phrase "the of and to a" answered 16.9 ms p99 at 1M with 5 ms (target 15),
+ * and at 1M the 100-candidate floor alone took 5.7-8.2 ms p50 on pages past a cursor, 3.2 ms with
+ * 32 (in process). The price: paging through a sparse search of the whole library takes up to
+ * twice as many pages. The candidate count is a second bound.
  */
-export const SEARCH_BUDGET: SearchBudget = { candidates: 5000, minCandidates: 100, ms: 3, probeRows: 64, now: () => performance.now() };
+export const SEARCH_BUDGET: SearchBudget = { candidates: 5000, minCandidates: 32, ms: 3, probeRows: 64, now: () => performance.now() };
 
 /**
  * Past a cursor, when at least 1 row in DENSE_ONE_IN read in order is one FTS5 would return, the
