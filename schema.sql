@@ -253,12 +253,13 @@ INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
 -- no faster and every search paid for the extra segments (rare-word pages ~35% slower).
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 8);
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 8);
--- Index leaves of ~2,000 bytes instead of FTS5's ~4,000 (schema 6). Without positions a leaf holds
--- the rowids of up to ~2,000 recordings for a common word, and secure-delete finds the entry of an
--- edited or deleted recording by stepping through its leaf one rowid at a time, in every segment:
--- that stepping was most of an edit's cost at 1M recordings (perf). Halving the leaf halves it:
--- the commit of an edit at 100,000 recordings (9 segments) took 14-15 ms p50 instead of 19; the
--- index grows ~2% (more leaves). Segments written before schema 6 keep their leaves until merged.
+-- Index leaves of ~2,000 bytes instead of FTS5's ~4,000 (schema 6). Without positions a leaf of a
+-- common word holds hundreds of rowids, and secure-delete finds the entry of an edited or deleted
+-- recording by stepping through its leaf one rowid at a time, in every segment: ~60% of an edit's
+-- commit at 1M recordings (perf). Halving the leaf halves the steps: an edit's commit at 1M (21
+-- segments) took 36.8 ms p50 instead of 71.7, at 100,000 (9 segments) 14-15 instead of 19
+-- (npm run bench:fts); the index grows ~2%. Segments written before schema 6 keep their leaves
+-- until merged.
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('pgsz', 2000);
 
 -- New text is indexed once per transaction, not once per row. FTS5 writes its pending terms out
