@@ -1,5 +1,6 @@
 // Schema 4: the search index keeps no positions (detail = none) and the recordings table is keyed by
-// pos = -seq. Schema 5: the search index has no prefix index. Schema 6: its leaves are ~2,000 bytes. A database written under schema 3 or
+// pos = -seq. Schema 5: the search index has no prefix index. Schema 6: its leaves are ~2,000
+// bytes (only set: nothing is rewritten). A database written under schema 3 or
 // 4 (kept as fixtures) is rebuilt on open, in the same transaction as the version bump: every row
 // and idempotency key kept, the index written once, and every kind of search answers as before:
 // words, prefixes, phrases (word order tested on the text), deleted text not found, and later
