@@ -205,7 +205,13 @@ function searchPage(
   const allTests = conditions.map((c) => c.test);
   // Whether FTS5 would return the row: what the walked conditions' expressions find.
   const walkTests = walked.map((c) => (c.exact ? c.test : (c.walkTest ?? c.test)));
-  const meetsAll = (row: RecordingRow): boolean => allTests.every((test) => test(row));
+  // Once walkTests hold, what is left of allTests: a walked condition whose walkTest is its test
+  // holds already (a phrase's test implies its walkTest, the AND of its words, so not the reverse).
+  const beyondWalk = conditions.filter((c) => !walked.includes(c) || (!c.exact && c.walkTest !== undefined)).map((c) => c.test);
+  // Set by the density probe for the row it hands over: whether walkTests hold, tested once there.
+  let walkMet: boolean | undefined;
+  const meetsAll = (row: RecordingRow): boolean =>
+    walkMet === undefined ? allTests.every((test) => test(row)) : walkMet && beyondWalk.every((test) => test(row));
   // Whether the row at hand was read in order (every condition tested) or found by FTS5.
   let inOrder = expr === '';
   const accepts = (row: RecordingRow): boolean =>
@@ -242,9 +248,11 @@ function searchPage(
     for (const row of store.scan(accountId, lo, hi, budget.probeRows)) {
       probed++;
       last = row.seq;
-      if (walkTests.every((test) => test(row))) walkable++;
+      walkMet = walkTests.every((test) => test(row));
+      if (walkMet) walkable++;
       yield row;
     }
+    walkMet = undefined;
     if (probed < budget.probeRows || last >= hi) return;
     if (walkable * DENSE_ONE_IN >= probed) return yield* store.scan(accountId, last + 1, hi, limitRows);
     inOrder = false;

@@ -16,13 +16,21 @@ import { harness } from '../helpers/harness';
 
 const seqOf = (recordedAt: number) => (2 ** 43 - 1 - recordedAt) * 1024 + 1023;
 
-function schema3Database(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v3-')), 'reclib.db');
+/** A new file in WAL mode with `ddl` applied, marked as schema `version`, holding account acc_a. */
+function oldDatabase(version: number, ddl: string): { file: string; raw: Database.Database } {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `reclib-v${version}-`)), 'reclib.db');
   const raw = new Database(file);
   raw.pragma('journal_mode = WAL');
-  raw.exec(fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'schema-v3.sql'), 'utf8'));
-  raw.pragma('user_version = 3');
+  raw.exec(ddl);
+  raw.pragma(`user_version = ${version}`);
   raw.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('acc_a', 'alice', 'int_a', 1)").run();
+  return { file, raw };
+}
+
+const fixture = (name: string): string => fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', name), 'utf8');
+
+function schema3Database(): string {
+  const { file, raw } = oldDatabase(3, fixture('schema-v3.sql'));
   const insert = raw.prepare(
     `INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash, deleted_at)
      VALUES (?, ?, 'acc_a', 'int_a', 'memo', ?, ?, ?, 1, 1, 1, 'ready', ?, ?)`,
@@ -95,12 +103,7 @@ describe('migration from schema 3', () => {
 
 /** A database as schema 4 wrote it (its schema.sql kept as a fixture): the prefix index, live text indexed. */
 function schema4Database(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v4-')), 'reclib.db');
-  const raw = new Database(file);
-  raw.pragma('journal_mode = WAL');
-  raw.exec(fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'schema-v4.sql'), 'utf8'));
-  raw.pragma('user_version = 4');
-  raw.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('acc_a', 'alice', 'int_a', 1)").run();
+  const { file, raw } = oldDatabase(4, fixture('schema-v4.sql'));
   const insert = raw.prepare(
     `INSERT INTO recordings (pos, seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash, deleted_at)
      VALUES (-?, ?, ?, 'acc_a', 'int_a', 'memo', ?, ?, ?, 1, 1, 1, 'ready', ?, NULL)`,
@@ -154,14 +157,8 @@ describe('migration from schema 4', () => {
 
 describe('migration from schema 5', () => {
   it('sets the index leaf size and rewrites nothing: the segments are the ones it had', () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v5-')), 'reclib.db');
-    const raw = new Database(file);
-    raw.pragma('journal_mode = WAL');
-    raw.exec(schemaText());
-    // As schema 5 left it: FTS5's default leaf size and version 5.
-    raw.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('pgsz', 4050)");
-    raw.pragma('user_version = 5');
-    raw.prepare("INSERT INTO accounts (id, name, app_integration, created_at) VALUES ('acc_a', 'alice', 'int_a', 1)").run();
+    // As schema 5 left it: today's tables with FTS5's default leaf size, and version 5.
+    const { file, raw } = oldDatabase(5, `${schemaText()}; INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('pgsz', 4050);`);
     raw
       .prepare(
         `INSERT INTO recordings (pos, seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash)
