@@ -9,6 +9,12 @@
 // ASCII once their diacritics are removed are expanded (recording-search.ts); other words use
 // FTS5's own prefix query, exact by construction.
 // Forms of deleted or edited-away text are dropped once no live recording has them (forget()).
+// Asking the index whether a word is still held costs a seek in every index segment (~10 µs each,
+// 40-odd segments after a burst of creates at 1M recordings), once per removed word: at a million
+// recordings that was a third of an edit. So each answer names a witness, the recording the index
+// returned, and the next removal of the word first reads the witness's text (one row, shared by
+// the words it vouches for). A form is kept only while a live recording's text has it, whoever
+// changed that recording since (another process too): the row is read, not remembered.
 import type { Core } from '../context';
 import { ftsQuote } from '../store/fts-quote';
 import { SearchTermStore } from '../store/search-term-store';
@@ -24,6 +30,8 @@ const ASCII_ALNUM = /^[a-zA-Z0-9]+$/;
 const TOKEN_CHARS_MAX = 10_000;
 /** Recordings read at most to decide whether a form FTS5 splits is still in some live text. */
 const STILL_HAS_ROWS = 2_000;
+/** Cap of the remembered witnesses (form → seq; bounded memory, a reset costs index questions). */
+const WITNESSES_MAX = 100_000;
 
 /** The words of a text as the search sees them: lower-cased runs of letters, numbers and marks. */
 export function textWords(text: string): string[] {
@@ -39,12 +47,21 @@ function addForms(into: Set<string>, word: string): void {
   if (folded !== word) into.add(folded);
 }
 
+/** Every form of the words of the texts. */
+function formsOf(...texts: string[]): Set<string> {
+  const forms = new Set<string>();
+  for (const text of texts) for (const word of textWords(text)) addForms(forms, word);
+  return forms;
+}
+
 export class SearchTerms {
   private readonly store: SearchTermStore;
   /** Forms committed to recording_terms (a subset of the table: filled only after commit). */
   private known = new Set<string>();
   /** Characters asked of FTS5 (tokens()): whether its tokenizer keeps them in a token. */
   private readonly tokenChars = new Map<string, boolean>();
+  /** Per form, the seq of a recording whose text had it when the index was last asked (see the top). */
+  private witnesses = new Map<string, number>();
 
   constructor(private readonly core: Core) {
     this.store = new SearchTermStore(core.db);
@@ -79,15 +96,15 @@ export class SearchTerms {
    * for indexing at commit), once, before the first question asked of it.
    */
   forget(removed: string[], kept: string[], indexPending: () => void): void {
-    const gone = new Set<string>();
-    for (const text of removed) for (const word of textWords(text)) addForms(gone, word);
+    const gone = formsOf(...removed);
     if (gone.size === 0) return;
-    const still = new Set<string>();
-    for (const text of kept) for (const word of textWords(text)) addForms(still, word);
-    for (const form of still) gone.delete(form);
+    for (const form of formsOf(...kept)) gone.delete(form);
     let indexed = false;
+    // The forms of each witness read in this call (null: not live).
+    const read = new Map<number, Set<string> | null>();
     for (const form of gone) {
       if (!ASCII_START.test(form)) continue;
+      if (this.witnessed(form, read)) continue;
       if (!indexed) {
         indexPending();
         indexed = true;
@@ -143,15 +160,35 @@ export class SearchTerms {
    */
   private stillHas(form: string): boolean {
     const tokens = this.tokens(form);
-    if (tokens.length === 1 && tokens[0] === form) return this.store.stillIndexed(form);
+    if (tokens.length === 1 && tokens[0] === form) {
+      const seq = this.store.indexedIn(form);
+      if (seq === undefined) return false;
+      if (this.witnesses.size >= WITNESSES_MAX) this.witnesses = new Map();
+      this.witnesses.set(form, seq);
+      return true;
+    }
     if (tokens.length === 0) return false;
     const rows = this.store.texts(tokens.map(ftsQuote).join(' AND '), STILL_HAS_ROWS + 1);
     if (rows.length > STILL_HAS_ROWS) return true;
-    return rows.some((r) => {
-      const forms = new Set<string>();
-      for (const text of [r.title, r.transcript]) for (const word of textWords(text)) addForms(forms, word);
-      return forms.has(form);
-    });
+    return rows.some((r) => formsOf(r.title, r.transcript).has(form));
+  }
+
+  /**
+   * Whether the form's witness is live and its text (as it is now, in this transaction) still has
+   * the form; if not, the witness is dropped. `read` keeps the forms of the rows read in one call.
+   */
+  private witnessed(form: string, read: Map<number, Set<string> | null>): boolean {
+    const seq = this.witnesses.get(form);
+    if (seq === undefined) return false;
+    let forms = read.get(seq);
+    if (forms === undefined) {
+      const row = this.store.liveText(seq);
+      forms = row ? formsOf(row.title, row.transcript) : null;
+      read.set(seq, forms);
+    }
+    if (forms?.has(form)) return true;
+    this.witnesses.delete(form);
+    return false;
   }
 
   /** Up to `limit` stored forms that start with the ASCII word `prefix`. */

@@ -12,8 +12,9 @@ export class SearchTermStore {
     this.s = {
       add: db.prepare<[string]>('INSERT OR IGNORE INTO recording_terms (term) VALUES (?)'),
       remove: db.prepare<[string]>('DELETE FROM recording_terms WHERE term = ?'),
-      // Whether any live recording still has this word (FTS5 folds case and accents the same way).
-      indexed: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM recordings_fts WHERE recordings_fts MATCH ? LIMIT 1'),
+      // A live recording that still has this word, the newest (FTS5 folds case and accents the same way).
+      indexed: db.prepare<[string], { seq: number }>('SELECT rowid AS seq FROM recordings_fts WHERE recordings_fts MATCH ? LIMIT 1'),
+      liveText: db.prepare<[number], { title: string; transcript: string }>('SELECT title, transcript FROM recordings WHERE pos = -? AND deleted_at IS NULL'),
       // Parsing only (no rowid is 0): FTS5 rejects a quoted string of two or more tokens (detail=none).
       probe: db.prepare<[string]>('SELECT 1 FROM recordings_fts WHERE recordings_fts MATCH ? AND rowid = 0'),
       // Live rows that have every token of a word FTS5 splits (see stillHas()).
@@ -34,9 +35,14 @@ export class SearchTermStore {
     this.s.remove.run(term);
   }
 
-  /** Whether the FTS index still holds the word (a quoted FTS5 string, so never syntax). */
-  stillIndexed(word: string): boolean {
-    return this.s.indexed.get(ftsQuote(word)) !== undefined;
+  /** The seq of a recording the FTS index still holds the word for, or undefined (a quoted FTS5 string, so never syntax). */
+  indexedIn(word: string): number | undefined {
+    return this.s.indexed.get(ftsQuote(word))?.seq;
+  }
+
+  /** Title and transcript of the recording with this seq, if it is live. */
+  liveText(seq: number): { title: string; transcript: string } | undefined {
+    return this.s.liveText.get(seq);
   }
 
   /**

@@ -36,6 +36,61 @@ describe('deleted text is erased everywhere', () => {
     assert.deepEqual(h.services.recordings.terms.expansions('dent', 5), ['dentist']);
   });
 
+  it("a word's witness answers for it: the index is asked again only when the witness no longer has the word", async () => {
+    const h = harness();
+    const token = h.key();
+    const { terms } = h.services.recordings;
+    const asked: string[] = [];
+    const store = (terms as unknown as { store: { indexedIn(w: string): number | undefined } }).store;
+    const indexedIn = store.indexedIn.bind(store);
+    store.indexedIn = (w) => {
+      asked.push(w);
+      return indexedIn(w);
+    };
+    const a = await created(h, token, { type: 'clip', transcript: 'heron alpha' });
+    const b = await created(h, token, { type: 'clip', transcript: 'heron beta' });
+    const c = await created(h, token, { type: 'clip', transcript: 'heron gamma' });
+    const d = await created(h, token, { type: 'clip', transcript: 'heron delta' });
+    await remove(h, token, b.id, '1');
+    assert.deepEqual(asked.sort(), ['beta', 'heron'], 'the first removal asks the index');
+    asked.length = 0;
+    await remove(h, token, a.id, '1');
+    assert.deepEqual(asked, ['alpha'], 'heron: its witness (the newest, d) still has it');
+    asked.length = 0;
+    // The witness loses the word in an edit: the index is asked, and names another recording.
+    await patch(h, token, d.id, { transcript: 'egret delta' }, '1');
+    assert.deepEqual(asked, ['heron']);
+    assert.deepEqual(terms.expansions('hero', 5), ['heron'], 'c still has it');
+    asked.length = 0;
+    // The last recording with the word goes: its witness is not live, the index has none left.
+    await remove(h, token, c.id, '1');
+    assert.deepEqual(asked.sort(), ['gamma', 'heron']);
+    assert.deepEqual(terms.expansions('hero', 5), []);
+  });
+
+  it('a witness changed by another process is read as it is now, not as it was remembered', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-witness-'));
+    try {
+      const h = harness({ db: path.join(dir, 'r.db') });
+      const token = h.key();
+      const a = await created(h, token, { type: 'clip', transcript: 'plover one' });
+      const b = await created(h, token, { type: 'clip', transcript: 'plover two' });
+      const c = await created(h, token, { type: 'clip', transcript: 'plover three' });
+      await remove(h, token, a.id, '1'); // the index names c, the newest, as plover's witness
+      // Another process (the CLI, say) deletes c: this process's services never see it happen.
+      const other = openRuntime(h.config, h.clock);
+      const principal = other.auth.authenticate(token);
+      other.recordings.remove(principal, c.id, 1);
+      other.core.db.close();
+      assert.deepEqual(h.services.recordings.terms.expansions('plov', 5), ['plover'], 'b still has it');
+      await remove(h, token, b.id, '1');
+      assert.deepEqual(h.services.recordings.terms.expansions('plov', 5), [], 'kept on the word of a deleted witness');
+      h.services.core.db.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('the database file keeps no copy of a deleted title, transcript or summary', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-'));
     try {
