@@ -245,14 +245,20 @@ CREATE VIRTUAL TABLE IF NOT EXISTS recordings_fts USING fts5(
   detail = none
 );
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
--- Merge a level once it holds 8 segments instead of FTS5's default 4, both inside writes
--- (automerge) and in the service's 'merge' slices (usermerge): every merge rewrites the text it
--- merges, so a wider level means fewer rewrites of each recording's postings over its life.
--- Measured at 1M recordings: 376 µs of CPU per create with both at 4, 262 µs with both at 8
--- (in process, 32 creates per commit). 16 was tried and dropped: creates through the server were
--- no faster and every search paid for the extra segments (rare-word pages ~35% slower).
+-- Inside writes, merge a level once it holds 8 segments instead of FTS5's default 4 (automerge):
+-- every merge rewrites the text it merges, so a wider level means fewer rewrites of each
+-- recording's postings over its life. Measured at 1M recordings: 376 µs of CPU per create with
+-- 4, 262 µs with 8 (in process, 32 creates per commit). 16 was tried and dropped: creates through
+-- the server were no faster and every search paid for the extra segments (rare-word pages ~35%
+-- slower).
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 8);
-INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 8);
+-- While the server is idle, its 'merge' slices (src/services/index-merger.ts) merge any level of
+-- two or more segments (usermerge 2, schema 7): a library at rest settles to about one segment per
+-- size class instead of up to 7 per level. An edit or delete looks each old word up in every
+-- segment, and so does a search: at 1M recordings the seeded index went from 21 segments to 2 in
+-- 20 s of merging, without growing the file, and an edit in process from 52 to 22 ms p50 (98 to
+-- 41 ms p90). Schema 6 merged only levels of 8 (usermerge 8), as automerge does.
+INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 2);
 -- Index leaves of ~2,000 bytes instead of FTS5's ~4,000 (schema 6). Without positions a leaf of a
 -- common word holds hundreds of rowids, and secure-delete finds the entry of an edited or deleted
 -- recording by stepping through its leaf one rowid at a time, in every segment: ~60% of an edit's

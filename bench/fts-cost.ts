@@ -20,7 +20,7 @@ import { ftsQuote } from '../src/store/fts-quote';
 import { describeStructure, ftsStructure } from './fts-structure';
 
 const { values: opt } = parseArgs({
-  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' } },
+  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' }, automerge: { type: 'string' } },
 });
 if (!opt.db) throw new Error('--db FILE is required (a reclib database; it is copied, never changed)');
 
@@ -42,6 +42,7 @@ try {
   db.pragma('cache_size = -16000'); // the writer connection's page cache (src/db/open.ts)
   const show = (when: string) => console.log(`${when}: ${describeStructure(ftsStructure(db))}`);
   show('structure');
+  if (opt.automerge) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', ${Number(opt.automerge)})`);
   if (opt.pgsz) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('pgsz', ${Number(opt.pgsz)})`);
   if (opt.optimize) {
     const t = performance.now();
@@ -83,6 +84,8 @@ try {
   console.log(`${rows.length} edits; distinct words per recording ${spread(terms).replace(/ ms$/, '')}`);
   for (const [name, xs] of Object.entries(parts)) console.log(`  ${name}: ${spread(xs)}`);
   show('structure after');
+  const bytes = db.prepare('SELECT sum(length(block)) AS b, count(*) AS n FROM recordings_fts_data').get() as { b: number; n: number };
+  console.log(`index: ${(bytes.b / 1e6).toFixed(1)} MB in ${bytes.n} blocks`);
   db.close();
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

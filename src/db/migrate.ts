@@ -23,7 +23,7 @@ export const RECLIB_APPLICATION_ID = 0x72636c62;
 export const PAGE_SIZE = 16_384;
 
 /** Bump together with a new entry in `steps` when schema.sql changes shape. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Drops the FTS index and the triggers that write it (schema.sql creates them anew, empty). */
 const DROP_INDEX = `DROP TRIGGER IF EXISTS recordings_fts_note_insert;
@@ -62,6 +62,9 @@ const steps: Record<number, string> = {
   // 6: the index writes leaves of ~2,000 bytes (FTS5 'pgsz', see schema.sql), which schema.sql sets.
   // Nothing is rewritten: segments written from now on have them, older ones once they are merged.
   6: '',
+  // 7: idle merging merges levels of two segments or more (FTS5 'usermerge' 2, see schema.sql),
+  // which schema.sql sets. The index is rewritten only by the merger, in slices, when idle.
+  7: '',
 };
 
 /** The recordings columns of schemas 1-3 (all but the key), copied by migration 4. */

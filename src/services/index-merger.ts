@@ -1,12 +1,14 @@
 // FTS segment merging while `reclib serve` is idle.
 //
 // Inside each write FTS5's automerge (8, schema.sql) already merges as it goes, at a pace set by
-// the amount written, so the index never falls behind however long writes go on. What is left is
-// pre-paying that work: a merge that automerge started (at a million recordings, the top level's
-// merge rewrites ~2 GB) goes on inside later writes, which then also read its cold pages. This
-// worker runs the same merges in small 'merge' slices (usermerge 8: the levels automerge would
-// merge, never more) once the server has been quiet for QUIET_MS, so that a burst of creates
-// after a quiet spell starts from a settled index.
+// the amount written, so the index never falls behind however long writes go on. It leaves up to
+// 7 segments on each level (up to 15 small ones: a small write adds too few pages to start a
+// merge before FTS5's crisis merge at 16), ~21 at a million recordings, and every edit, delete
+// and search looks its words up in each. This worker merges further once the server has been
+// quiet for QUIET_MS, in small 'merge' slices: any level of two or more segments (usermerge 2,
+// schema 7), and first a merge that automerge started (at a million recordings the top level's
+// merge rewrites ~600 MB), which would otherwise go on inside later writes. A library at rest
+// settles to about one segment per size class: at 1M, 2 segments after ~20 s of merging.
 //
 // Quiet means the event loop was busy at most QUIET_UTILIZATION (5%) of the time: over the whole
 // QUIET_MS before the first slice, and in the short gap before each next one, so a request in
