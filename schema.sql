@@ -253,12 +253,13 @@ INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
 -- slower).
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 8);
 -- While the server is idle, its 'merge' slices (src/services/index-merger.ts) merge any level of
--- two or more segments (usermerge 2, schema 7): a library at rest settles to about one segment per
--- size class instead of up to 7 per level. An edit or delete looks each old word up in every
--- segment, and so does a search: at 1M recordings the seeded index went from 21 segments to 2 in
--- 20 s of merging, without growing the file, and an edit in process from 52 to 22 ms p50 (98 to
--- 41 ms p90). Schema 6 merged only levels of 8 (usermerge 8), as automerge does.
-INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 2);
+-- four or more segments (usermerge 4, schema 7; schema 6 waited for 8, as automerge does), so a
+-- library at rest keeps at most 3 per level. An edit or delete looks each old word up in every
+-- segment, and so does a search: at 1M recordings an edit in process took 52 ms p50 on the seeded
+-- index's 21 segments and 22 ms on 2. Not 2: FTS5 puts a merge's output on the next level up,
+-- where the largest segment may already be, so merging every pair merged the whole index (~600 MB
+-- at 1M) with a few pages of new text after every 2^4 quiet spells; with 4 that takes 4^4.
+INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 4);
 -- Index leaves of ~2,000 bytes instead of FTS5's ~4,000 (schema 6). Without positions a leaf of a
 -- common word holds hundreds of rowids, and secure-delete finds the entry of an edited or deleted
 -- recording by stepping through its leaf one rowid at a time, in every segment: ~60% of an edit's

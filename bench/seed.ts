@@ -63,8 +63,8 @@ export async function seedCorpus(size: number, file: string, log: (line: string)
       }
     }
     const seedMs = performance.now() - t0;
-    // A library that has been at rest: the server's idle merger merges any level of two or more
-    // index segments (usermerge 2) once it is quiet, so a real library of this size, written over
+    // A library that has been at rest: the server's idle merger merges any level of four or more
+    // index segments (usermerge 4) once it is quiet, so a real library of this size, written over
     // months, has had the quiet to settle. Here the same slices run back to back (256 pages each
     // instead of 16, for speed; the structure they leave is the same).
     const t1 = performance.now();

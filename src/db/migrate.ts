@@ -62,7 +62,7 @@ const steps: Record<number, string> = {
   // 6: the index writes leaves of ~2,000 bytes (FTS5 'pgsz', see schema.sql), which schema.sql sets.
   // Nothing is rewritten: segments written from now on have them, older ones once they are merged.
   6: '',
-  // 7: idle merging merges levels of two segments or more (FTS5 'usermerge' 2, see schema.sql),
+  // 7: idle merging merges levels of four segments or more (FTS5 'usermerge' 4, see schema.sql),
   // which schema.sql sets. The index is rewritten only by the merger, in slices, when idle.
   7: '',
 };

@@ -5,10 +5,10 @@
 // 7 segments on each level (up to 15 small ones: a small write adds too few pages to start a
 // merge before FTS5's crisis merge at 16), ~21 at a million recordings, and every edit, delete
 // and search looks its words up in each. This worker merges further once the server has been
-// quiet for QUIET_MS, in small 'merge' slices: any level of two or more segments (usermerge 2,
-// schema 7), and first a merge that automerge started (at a million recordings the top level's
-// merge rewrites ~600 MB), which would otherwise go on inside later writes. A library at rest
-// settles to about one segment per size class: at 1M, 2 segments after ~20 s of merging.
+// quiet for QUIET_MS, in small 'merge' slices: first a merge that automerge started (at a million
+// recordings the top level's merge rewrites ~600 MB), which would otherwise go on inside later
+// writes, then any level of four or more segments (usermerge 4, schema 7; schema.sql says why not
+// two), so a library at rest keeps at most 3 segments per level.
 //
 // Quiet means the event loop was busy at most QUIET_UTILIZATION (5%) of the time: over the whole
 // QUIET_MS before the first slice, and in the short gap before each next one, so a request in

@@ -143,7 +143,7 @@ describe('migration from schema 4', () => {
       const config = Object.fromEntries((db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
       assert.equal(config['secure-delete'], 1, 'deleted text is still erased from the index');
       assert.equal(config.pgsz, 2000, 'the leaves of schema 6');
-      assert.equal(config.usermerge, 2, 'the idle merging of schema 7');
+      assert.equal(config.usermerge, 4, 'the idle merging of schema 7');
       assert.deepEqual(ids('budget'), ['rec_2', 'rec_1']);
       assert.deepEqual(ids('bud'), ['rec_2', 'rec_1'], 'a 3-letter prefix, now through the stored forms');
       assert.deepEqual(ids('we'), ['rec_2', 'rec_1'], 'a 2-letter prefix');
@@ -180,7 +180,7 @@ describe('migration from schema 5', () => {
     try {
       assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
       assert.equal(db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'pgsz'").pluck().get(), 2000);
-      assert.equal(db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get(), 2, 'and schema 7 merges when idle');
+      assert.equal(db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get(), 4, 'and schema 7 merges more when idle');
       assert.deepEqual(db.prepare(pages).all(), data, 'the segments as they were');
       assert.deepEqual(h.services.recordings.list({ accountId: 'acc_a' }, { limit: 10, q: 'budg' }).rows.map((r) => r.id), ['rec_1']);
     } finally {

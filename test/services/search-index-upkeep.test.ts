@@ -65,7 +65,7 @@ describe('FTS upkeep', () => {
     assert.equal(harness().services.recordings.merger.slice(), false);
   });
 
-  it('merge slices merge every level of two or more segments until nothing is left, then report no work', () => {
+  it('merge slices merge every level of four or more segments until nothing is left, then report no work', () => {
     const h = harness();
     const { recordings, core } = h.services;
     const principal = h.services.auth.authenticate(h.key());
@@ -78,12 +78,20 @@ describe('FTS upkeep', () => {
     let worked = 0;
     while (recordings.merger.slice(1) && worked < 1000) worked++;
     assert.ok(worked >= 1, 'slices did work');
-    // Settled (usermerge 2, schema 7): at most one segment per level, here all in one or two.
-    assert.ok(segments(core.db) <= 2, `levels merged (${before} → ${segments(core.db)} segments)`);
-    assert.equal(core.db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get(), 2);
+    assert.ok(segments(core.db) < 4, `levels merged (${before} → ${segments(core.db)} segments)`);
+    assert.equal(recordings.merger.slice(), false, 'nothing left');
+    // Four more writes: a level of 4 is merged when idle (usermerge 4, schema 7), where schema 6's
+    // usermerge 8 left them as they were.
+    const settled = segments(core.db);
+    for (let i = 60; i < 64; i++) recordings.create(principal, { type: 'clip', transcript: `alpha beta ${i} gamma${i}` }, `k-${i}`);
+    assert.equal(segments(core.db), settled + 4);
+    while (recordings.merger.slice(1) && worked < 2000) worked++;
+    assert.ok(segments(core.db) <= settled + 1, `the four merged (${settled + 4} → ${segments(core.db)} segments)`);
+    assert.equal(core.db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get(), 4);
     assert.equal(recordings.merger.slice(), false, 'nothing left');
     integrityCheck(core.db);
-    assert.equal(matches(core.db, 'alpha').length, 60);
+    assert.equal(matches(core.db, 'alpha').length, 64);
+    assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
   });
 
@@ -331,11 +339,11 @@ describe('FTS upkeep', () => {
     assert.deepEqual(plan, ['SCAN p', 'SEARCH r USING INTEGER PRIMARY KEY (rowid=?)']);
   });
 
-  it('the index merges a level at 8 segments inside writes (automerge 8) and at 2 when idle (usermerge 2), with secure-delete on', () => {
+  it('the index merges a level at 8 segments inside writes (automerge 8) and at 4 when idle (usermerge 4), with secure-delete on', () => {
     const h = harness();
     const config = Object.fromEntries((h.services.core.db.prepare('SELECT k, v FROM recordings_fts_config').all() as Array<{ k: string; v: number }>).map((r) => [r.k, r.v]));
     assert.equal(config.automerge, 8);
-    assert.equal(config.usermerge, 2);
+    assert.equal(config.usermerge, 4);
     assert.equal(config['secure-delete'], 1);
   });
 
