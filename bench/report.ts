@@ -9,13 +9,25 @@ import type { StallResult } from './stall';
 import { GENERATOR_VERSION } from './corpus';
 import { TARGET_SIZE, type BaselineRatio, type ScenarioSummary, type TargetCheck } from './stats';
 
+/** The server's peak RSS (VmHWM) and RSS right after a phase of the bench that raised the peak. */
+export interface PeakStep {
+  after: string;
+  peakRssMb: number;
+  rssMb: number;
+}
+
+/** Where the peak grew, in words: "warm-up 142 MB, r0-create 171 MB (RSS 160), …". */
+export const peakStepsText = (steps: PeakStep[] | undefined): string =>
+  steps?.length ? ` It grew to that in steps, after: ${steps.map((x) => `${x.after} ${x.peakRssMb} MB (RSS ${x.rssMb})`).join(', ')}.` : '';
+
 export interface Results {
   date: string;
   corpus: { size: number; generatorVersion: number; schemaHash: string; dbMb: number; seedSeconds: number; seedRatePerSec: number; seededAt: string; reused: boolean };
   /** ratedShare: the share of each scenario's saturated req/s offered open loop (absent in runs before that phase). */
   settings: { rounds: number; durationSec: number; connections: number; singleSec: number; ratedShare?: number; serverCore: string; loaderCore: string };
   machine: ReturnType<typeof import('./stats').machine> & { loadAverageEnd: number[] };
-  server: { peakRssMb: number; rssMb: number };
+  /** peakSteps: what the server had just run each time its peak RSS grew by PEAK_STEP_MB or more (absent in older runs). */
+  server: { peakRssMb: number; rssMb: number; peakSteps?: PeakStep[] };
   scenarios: ScenarioSummary[];
   getVsBaseline: BaselineRatio | null;
   targets: { at: number; checks: TargetCheck[] };
@@ -127,7 +139,7 @@ export function printResults(r: Results): void {
   console.log(textTable(HEAD, scenarioRows(r)));
   console.log('');
   console.log(textTable(DIAG_HEAD, diagnosticRows(r)));
-  console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB`);
+  console.log(`\nserver memory: peak RSS ${r.server.peakRssMb} MB, RSS at end ${r.server.rssMb} MB.${peakStepsText(r.server.peakSteps)}`);
   if (r.getVsBaseline !== null) console.log(`get-by-id = ${ratioText(r.getVsBaseline)}`);
   if (r.durability) console.log(`\n${textTable(DURABILITY_HEAD, durabilityRows(r.durability))}\n${durabilityText(r.durability)}`);
   if (r.stall) console.log(`\n${stallText(r.stall)}`);
@@ -178,7 +190,7 @@ export function markdown(r: Results): string {
       "others is what other processes took on the server's / the generator's core (noise on a shared machine); loader CPU is the generator's own use." +
       '\n\n</details>',
     '',
-    `Server memory: peak RSS ${r.server.peakRssMb} MB.` +
+    `Server memory: peak RSS ${r.server.peakRssMb} MB, RSS at the end ${r.server.rssMb} MB.${peakStepsText(r.server.peakSteps)}` +
       (r.getVsBaseline !== null ? ` Get-by-id = ${ratioText(r.getVsBaseline)}.` : ''),
     '',
     ...(r.durability ? [mdTable(DURABILITY_HEAD, durabilityRows(r.durability)), '', durabilityText(r.durability), ''] : []),

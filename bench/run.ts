@@ -20,7 +20,7 @@ import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
 import type { LoadResult } from './load';
 import { summariseProfile } from './profile';
 import { build, cli, load, LOADER_CORE, memoryMb, ROOT, SERVER_CORE, startBaseline, startServer, stop, type Served } from './processes';
-import { printResults, textTable, writeResults, type Results } from './report';
+import { printResults, textTable, writeResults, type PeakStep, type Results } from './report';
 import { roundOrder, SCENARIOS, type Scenario } from './scenarios';
 import { measureStall, type StallResult } from './stall';
 import { checkTargets, coldStartTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
@@ -62,6 +62,8 @@ const stallSec = int('stall', opt.stall, 0, 600);
 const coldPairs = int('cold-start', opt['cold-start'], 0, 100);
 const singleSec = Math.max(1, Math.round(durationSec * 0.6));
 const log = (line: string) => console.log(line);
+/** A rise of the server's peak RSS worth naming the phase for (bench output only). */
+const PEAK_STEP_MB = 4;
 /** Share of a scenario's saturated req/s offered in the open-loop phase. */
 const RATED_SHARE = 0.5;
 /** Scenarios measured open loop: the search target is judged there; list and events are cheap to add. */
@@ -162,6 +164,12 @@ async function main() {
   const single: Record<string, LoadResult[]> = {};
   const rated: Record<string, LoadResult[]> = {};
   let memory = { peakRssMb: NaN, rssMb: NaN };
+  // Which phase raised the server's peak RSS (the target is the peak through the whole bench).
+  const peakSteps: PeakStep[] = [];
+  const notePeak = (after: string) => {
+    const m = memoryMb(server.pid);
+    if (m.peakRssMb >= (peakSteps.at(-1)?.peakRssMb ?? 0) + PEAK_STEP_MB) peakSteps.push({ after, ...m });
+  };
   let stall: StallResult | undefined;
   try {
     const ids = JSON.parse(fs.readFileSync(corpus.idsFile, 'utf8')) as string[];
@@ -187,6 +195,7 @@ async function main() {
         return await runMeasured(s, seconds, tag, conns, rate);
       } finally {
         signal(idle.pid, 'SIGCONT');
+        if (s.target === 'server') notePeak(tag);
       }
     };
     const runMeasured = async (s: Scenario, seconds: number, tag: string, conns: number, rate?: number) => {
@@ -294,6 +303,7 @@ async function main() {
         signal(baseline.pid, 'SIGCONT');
       }
       log(`stall: ${JSON.stringify(stall)}`);
+      notePeak('stall');
     }
     memory = memoryMb(server.pid);
   } finally {
@@ -341,7 +351,7 @@ async function main() {
     },
     settings: { rounds, durationSec, connections, singleSec, ratedShare: RATED_SHARE, serverCore: SERVER_CORE, loaderCore: LOADER_CORE },
     machine: { ...machineInfo, loadAverageEnd: machine(sqliteVersion).loadAverage },
-    server: memory,
+    server: { ...memory, peakSteps },
     scenarios: summaries,
     getVsBaseline: ratio,
     targets: { at: 1_000_000, checks: [...checkTargets(byName, memory.peakRssMb, ratio, rounds), ...coldStartTargets(coldStart), ...ceilingTargets(ceilingSummary), ...writeTargets(writes), ...stallTargets(stall), diskTarget(disk)] },
