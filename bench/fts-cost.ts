@@ -20,7 +20,7 @@ import { ftsQuote } from '../src/store/fts-quote';
 import { describeStructure, ftsStructure } from './fts-structure';
 
 const { values: opt } = parseArgs({
-  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' }, automerge: { type: 'string' } },
+  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' }, automerge: { type: 'string' }, creates: { type: 'string', default: '0' } },
 });
 if (!opt.db) throw new Error('--db FILE is required (a reclib database; it is copied, never changed)');
 
@@ -40,6 +40,10 @@ try {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('cache_size = -16000'); // the writer connection's page cache (src/db/open.ts)
+  // The server checkpoints on its own thread (src/db/checkpointer.ts); an autocheckpoint inside a
+  // commit here would add ~50 ms to one edit in every ~1,000 pages of WAL.
+  db.pragma('wal_autocheckpoint = 0');
+  const walPages = () => { try { return fs.statSync(`${file}-wal`).size / (db.pragma('page_size', { simple: true }) as number); } catch { return 0; } };
   const show = (when: string) => console.log(`${when}: ${describeStructure(ftsStructure(db))}`);
   show('structure');
   if (opt.automerge) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', ${Number(opt.automerge)})`);
@@ -48,6 +52,21 @@ try {
     const t = performance.now();
     db.exec("INSERT INTO recordings_fts (recordings_fts) VALUES ('optimize')");
     console.log(`optimize: ${Math.round(performance.now() - t)} ms`);
+    show('structure');
+  }
+  // A burst of creates first, 32 to a transaction, as the bench's create scenarios leave the index.
+  const creates = Number(opt.creates);
+  if (creates > 0) {
+    const texts = db.prepare('SELECT title, transcript FROM recordings ORDER BY random() LIMIT 2000').all() as Array<{ title: string; transcript: string }>;
+    let next = (db.prepare('SELECT max(seq) AS m FROM recordings').get() as { m: number }).m + 1_000_000;
+    const add = db.prepare('INSERT INTO recordings_fts (rowid, title, transcript) VALUES (?, ?, ?)');
+    const t = performance.now();
+    for (let i = 0; i < creates; i += 32) {
+      db.transaction(() => {
+        for (let j = i; j < Math.min(creates, i + 32); j++) add.run(next++, texts[j % texts.length]!.title, texts[j % texts.length]!.transcript);
+      })();
+    }
+    console.log(`${creates} creates (index only): ${Math.round(performance.now() - t)} ms`);
     show('structure');
   }
   const rows = db.prepare('SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL ORDER BY random() LIMIT ?').all(Number(opt.edits)) as Array<{
@@ -66,7 +85,16 @@ try {
   };
   const [lookups, insert, commit] = Object.values(parts);
   const terms: number[] = [];
+  // Each edit's whole time, by what FTS5 did besides the edit: automerge work (the write counter
+  // crossed a multiple of 64 leaf pages), a crisis merge (level 0 shrank without it), or nothing.
+  const byKind: Record<string, number[]> = { all: [], 'no merge': [], automerge: [], 'crisis merge': [] };
+  const l0: number[] = [];
   for (const r of rows) {
+    const before = ftsStructure(db);
+    if (walPages() > 20_000) db.pragma('wal_checkpoint(TRUNCATE)');
+    const wal0 = walPages();
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     db.exec('BEGIN IMMEDIATE');
     remove.run(r.seq, r.title, r.transcript);
     let t = performance.now();
@@ -80,9 +108,19 @@ try {
     t = performance.now();
     db.exec('COMMIT');
     commit!.push(performance.now() - t);
+    const total = performance.now() - t0;
+    const after = ftsStructure(db);
+    const kind = Math.floor(after.writeCounter / 64) > Math.floor(before.writeCounter / 64) ? 'automerge' : after.segments <= before.segments ? 'crisis merge' : 'no merge';
+    byKind.all!.push(total);
+    byKind[kind]!.push(total);
+    l0.push(before.levels[0]?.pages.length ?? 0);
+    if (process.env.FTS_COST_DUMP) fs.appendFileSync(process.env.FTS_COST_DUMP, `${JSON.stringify({ total, terms: gone.size, segments: before.segments, l0: l0.at(-1), kind, lookups: lookups!.at(-1), commit: commit!.at(-1), walPages: Math.round(walPages() - wal0), cpu: (process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000 })}\n`);
   }
   console.log(`${rows.length} edits; distinct words per recording ${spread(terms).replace(/ ms$/, '')}`);
   for (const [name, xs] of Object.entries(parts)) console.log(`  ${name}: ${spread(xs)}`);
+  const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.99 * xs.length))]!.toFixed(1);
+  for (const [name, xs] of Object.entries(byKind)) if (xs.length) console.log(`  whole edit, ${name} (${xs.length}): ${spread(xs)}  p99 ${p99(xs)} ms`);
+  console.log(`  level-0 segments before an edit: ${spread(l0).replace(/ ms$/, '')}`);
   show('structure after');
   const bytes = db.prepare('SELECT sum(length(block)) AS b, count(*) AS n FROM recordings_fts_data').get() as { b: number; n: number };
   console.log(`index: ${(bytes.b / 1e6).toFixed(1)} MB in ${bytes.n} blocks`);

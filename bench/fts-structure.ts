@@ -4,6 +4,8 @@ import type Database from 'better-sqlite3';
 
 export interface FtsStructure {
   segments: number;
+  /** Leaf pages written since the index began: FTS5's automerge does merge work each time it crosses a multiple of 64. */
+  writeCounter: number;
   /** Per level: the input segments of a merge in progress, and each segment's leaf pages. */
   levels: Array<{ merging: number; pages: number[] }>;
 }
@@ -29,7 +31,7 @@ export function ftsStructure(db: Database.Database): FtsStructure {
   if (block.readUInt32BE(4) === 0xffffffff) throw new Error('structure record v2 (contentless_delete): not read here');
   const nLevel = varint();
   const segments = varint();
-  varint(); // write counter
+  const writeCounter = varint();
   const levels = [];
   for (let l = 0; l < nLevel; l++) {
     const merging = varint();
@@ -42,7 +44,7 @@ export function ftsStructure(db: Database.Database): FtsStructure {
     }
     levels.push({ merging, pages });
   }
-  return { segments, levels };
+  return { segments, writeCounter, levels };
 }
 
 /** "N segments; leaf pages per level: L0 [..] L1 (merging k) [..]". */
