@@ -32,13 +32,16 @@ export const BUSY_TIMEOUT_MS = 5_000;
 /** SQLite page cache per connection, in KiB when negative (PRAGMA cache_size). */
 export const CACHE_SIZE = -65_536;
 /**
- * `reclib serve` with its writer thread has two connections; together they keep CACHE_SIZE, so a
- * second connection does not add another 64 MB to the process (at 1M recordings peak RSS went
- * from ~180 MB to 316 MB with two full caches). Reads (searches walking index pages, rows read by
- * key) get the larger share; writes mostly touch the right edge of each b-tree and the index
- * segments being written.
+ * `reclib serve` with its writer thread has two connections; together they keep less than
+ * CACHE_SIZE, so a second connection does not add another 64 MB to the process (at 1M recordings
+ * peak RSS went from ~180 MB to 316 MB with two full caches). Reads (searches walking index pages,
+ * rows read by key) get the larger share; writes mostly touch the right edge of each b-tree and
+ * the index segments being written. 32 MB, not 48: the first second of gets by id at 1M fills the
+ * reader's cache with random rows, and with 48 MB the bench's peak RSS was 236-258 MB (target 250);
+ * with 32 MB, 231 MB against 254 in the same sequence, with gets, list pages and searches within
+ * the machine's noise (-5% to +4% req/s; bench/results-notes.md, 2026-11-25).
  */
-export const READER_CACHE_SIZE = -49_152;
+export const READER_CACHE_SIZE = -32_768;
 export const WRITER_CACHE_SIZE = -16_384;
 
 /** SQLite's answers about the file itself: these are reported with the file's name. */
