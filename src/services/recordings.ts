@@ -24,6 +24,7 @@ import { RecordingStore } from '../store/recording-store';
 import { captureType, checkEchoedFields, type EchoedFields, type InputMappings } from './capture-metadata';
 import type { EventService } from './events';
 import { IndexMerger } from './index-merger';
+import { indexChange, type IndexChange, type IndexedText } from './index-change';
 import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
@@ -197,7 +198,7 @@ export class RecordingService {
         after.processing_updated_at = now;
         after.processing_message = null;
       }
-      this.store.save(after);
+      this.saveText(before, after);
       if (after.title !== before.title || after.transcript !== before.transcript) {
         this.indexed(after.title, after.transcript);
         // forget() asks the FTS index whether any text still has a word: what this transaction
@@ -292,6 +293,31 @@ export class RecordingService {
   private announceText(row: RecordingRow, type: 'recording.created' | 'recording.updated', transcriptChanged: boolean, now: number): void {
     this.events.emit(row.account_id, type, row.id, row.revision, now);
     if (transcriptChanged && row.transcript !== '') this.events.emit(row.account_id, 'recording.transcript_ready', row.id, row.revision, now);
+  }
+
+  /**
+   * Saves an edit. When the index holds the old text and both texts' tokens are known exactly, only
+   * the words that changed are deleted from and added to it (services/index-change.ts); otherwise
+   * the trigger of schema.sql deletes the whole old text and the new one is indexed at commit.
+   */
+  private saveText(before: RecordingRow, after: RecordingRow): void {
+    const textChanged = after.title !== before.title || after.transcript !== before.transcript;
+    if (textChanged && (after.title !== '' || after.transcript !== '') && after.deleted_at === null && this.store.isIndexed(before)) {
+      const change = this.wordsChanged(before, after);
+      if (change) return this.store.saveEdited(after, change);
+    }
+    this.store.save(after);
+  }
+
+  private wordsChanged(before: RecordingRow, after: RecordingRow): IndexChange | null {
+    const tokens = (row: RecordingRow): IndexedText | null => {
+      const title = this.terms.indexTokens(row.title);
+      const transcript = title && this.terms.indexTokens(row.transcript);
+      return title && transcript ? { title, transcript } : null;
+    };
+    const old = tokens(before);
+    const now = old && tokens(after);
+    return old && now ? indexChange(old, now) : null;
   }
 
   /** Keeps the search vocabulary, and tells the merger that index segments may want merging. */

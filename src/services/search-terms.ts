@@ -32,6 +32,10 @@ const TOKEN_CHARS_MAX = 10_000;
 const STILL_HAS_ROWS = 2_000;
 /** Cap of the remembered witnesses (form → seq; bounded memory, a reset costs index questions). */
 const WITNESSES_MAX = 100_000;
+const ASCII_SEPARATORS = /[^a-z0-9]+/;
+const NON_ASCII_CHAR = /[^\x00-\x7f]/gu;
+/** FTS5 cuts a token to this many bytes (FTS5_MAX_TOKEN_SIZE); indexTokens() gives up on longer ones. */
+const FTS5_MAX_TOKEN = 32_768;
 
 /** The words of a text as the search sees them: lower-cased runs of letters, numbers and marks. */
 export function textWords(text: string): string[] {
@@ -135,6 +139,33 @@ export class SearchTerms {
       }
     }
     if (run !== '') out.push(run);
+    return out;
+  }
+
+  /**
+   * The tokens FTS5's tokenizer makes of a text, exactly, or null where that is not known here: a
+   * character outside ASCII that the tokenizer keeps in a token (its case folding and diacritics are
+   * SQLite's own tables), or a token long enough for FTS5 to cut it. ASCII letters and digits make
+   * tokens, lower-cased; every other ASCII character separates them; a character outside ASCII is
+   * asked of FTS5 once (isTokenChar) and, being a separator, separates.
+   */
+  indexTokens(text: string): string[] | null {
+    let ascii = text;
+    if (NON_ASCII.test(text)) {
+      let kept = false;
+      ascii = text.replace(NON_ASCII_CHAR, (ch) => {
+        if (this.isTokenChar(ch)) kept = true;
+        return ' ';
+      });
+      if (kept) return null;
+    }
+    const tokens = ascii.toLowerCase().split(ASCII_SEPARATORS);
+    const out: string[] = [];
+    for (const t of tokens) {
+      if (t === '') continue;
+      if (t.length > FTS5_MAX_TOKEN) return null;
+      out.push(t);
+    }
     return out;
   }
 

@@ -2,6 +2,7 @@
 // Listings and search live in recording-search-store.ts. The FTS index follows the table through
 // the triggers of schema.sql and flushIndex() before each commit, inside the same transaction.
 import type { Db } from '../db/open';
+import type { IndexChange } from '../services/index-change';
 import type { RecordingRow } from './recording-row';
 
 export class RecordingStore {
@@ -49,6 +50,11 @@ export class RecordingStore {
       keyInsert: db.prepare<[string, string, number, number]>(
         'INSERT INTO recording_keys (integration_id, key, recording_pos, created_at) VALUES (?, ?, -?, ?)',
       ),
+      isNoted: db.prepare<[number]>('SELECT 1 FROM recordings_fts_pending WHERE seq = ?').pluck(),
+      note: db.prepare<[number]>('INSERT OR IGNORE INTO recordings_fts_pending (seq) VALUES (?)'),
+      unnote: db.prepare<[number]>('DELETE FROM recordings_fts_pending WHERE seq = ?'),
+      ftsDelete: db.prepare<[number, string, string]>("INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript) VALUES ('delete', ?, ?, ?)"),
+      ftsInsert: db.prepare<[number, string, string]>('INSERT INTO recordings_fts (rowid, title, transcript) VALUES (?, ?, ?)'),
       merge: db.prepare<[number]>(RecordingStore.MERGE_SQL),
       totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
       anyPending: db.prepare('SELECT 1 FROM recordings_fts_pending LIMIT 1').pluck(),
@@ -80,6 +86,24 @@ export class RecordingStore {
   save(row: RecordingRow): void {
     this.s.save.run(row);
     this.wrote = true;
+  }
+  /**
+   * save() of an edit that only needs `change` in the index (services/index-change.ts), for a row
+   * the index holds now (isIndexed) whose new text has some. The row is noted for the UPDATE, so the
+   * trigger of schema.sql leaves the index alone (it takes a noted row for one not indexed yet), and
+   * unnoted after it, so that flushIndex() does not index the whole text; then the index gets the
+   * delete and the insert of the words that changed, in this transaction.
+   */
+  saveEdited(row: RecordingRow, change: IndexChange): void {
+    this.s.note.run(row.seq);
+    this.s.save.run(row);
+    this.s.unnote.run(row.seq);
+    this.s.ftsDelete.run(row.seq, change.remove.title, change.remove.transcript);
+    this.s.ftsInsert.run(row.seq, change.add.title, change.add.transcript);
+  }
+  /** Whether the index holds the row's text as it is: live, with text, and not noted for indexing at commit. */
+  isIndexed(row: RecordingRow): boolean {
+    return row.deleted_at === null && (row.title !== '' || row.transcript !== '') && this.s.isNoted.get(row.seq) === undefined;
   }
   keyTarget(integrationId: string, key: string): number | undefined {
     return this.s.keyGet.get(integrationId, key)?.recording_seq;

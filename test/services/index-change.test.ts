@@ -1,0 +1,104 @@
+// An edit changes only the words that differ in the FTS index (src/services/index-change.ts): the
+// index must then hold exactly what a full reindex would, pass FTS5's integrity-check (which also
+// compares its per-column token totals with the table), and the words both texts share must not be
+// deleted (that is the point: with secure-delete each deleted word costs a seek in every segment).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Db } from '../../src/db/open';
+import { indexChange } from '../../src/services/index-change';
+import { harness } from '../helpers/harness';
+
+/** A small seeded generator (mulberry32), so a failure replays. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const integrityCheck = (db: Db) => db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+const matches = (db: Db, word: string) =>
+  (db.prepare('SELECT rowid FROM recordings_fts WHERE recordings_fts MATCH ? ORDER BY rowid').all(`"${word}"`) as Array<{ rowid: number }>).map((r) => r.rowid);
+/** What the index should return for a word: the live rows whose title or transcript has it, by FTS5's own tokenizer. */
+function expected(db: Db, word: string): number[] {
+  db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize = "unicode61 remove_diacritics 2")');
+  db.exec('DELETE FROM temp.tok');
+  db.exec("INSERT INTO temp.tok (rowid, t) SELECT seq, title || ' ' || transcript FROM recordings WHERE deleted_at IS NULL");
+  return (db.prepare('SELECT rowid FROM temp.tok WHERE tok MATCH ? ORDER BY rowid').all(`"${word}"`) as Array<{ rowid: number }>).map((r) => r.rowid);
+}
+
+describe('index change of an edit', () => {
+  it('deletes the words that left, inserts the words that came, and carries the token counts', () => {
+    const change = indexChange({ title: ['a', 'b'], transcript: ['the', 'quick', 'fox'] }, { title: ['a', 'b'], transcript: ['the', 'slow', 'fox', 'fox'] });
+    assert.deepEqual(change, { remove: { title: '', transcript: 'quick' }, add: { title: '', transcript: 'slow slow' } });
+    // A typo fixed to a word the text already has: nothing new to insert, so a shared word carries the count.
+    const typo = indexChange({ title: [], transcript: ['teh', 'cat', 'the'] }, { title: [], transcript: ['the', 'cat', 'the'] });
+    assert.ok(typo);
+    assert.equal(typo.remove.transcript.split(' ').length - typo.add.transcript.split(' ').filter(Boolean).length, 0);
+    // A new text without words (punctuation only): nothing can carry the count, the caller updates the whole row.
+    assert.equal(indexChange({ title: ['a', 'b'], transcript: ['c'] }, { title: [], transcript: [] }), null);
+  });
+
+  it('a one-word edit of a long text deletes one word from the index, not all of them', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const words = Array.from({ length: 200 }, (_, i) => `word${i}`);
+    const row = recordings.create(principal, { type: 'memo', title: 'A note', transcript: `${words.join(' ')} teh end` }, 'k').row;
+    const deletes: string[] = [];
+    const original = recordings.store.saveEdited.bind(recordings.store);
+    recordings.store.saveEdited = (r, change) => {
+      deletes.push(change.remove.title, change.remove.transcript);
+      return original(r, change);
+    };
+    recordings.update(principal, row.id, { transcript: `${words.join(' ')} the end` }, 1);
+    assert.deepEqual(deletes.join(' ').trim().split(/\s+/), ['teh']);
+    assert.deepEqual(matches(core.db, 'teh'), []);
+    assert.deepEqual(matches(core.db, 'the'), [row.seq]);
+    assert.deepEqual(matches(core.db, 'word7'), [row.seq]);
+    integrityCheck(core.db);
+  });
+
+  it('random edits leave the index exactly as a full reindex would, and FTS5 integrity-check passes', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const rnd = prng(0x1dc);
+    // ASCII words, words with a separator outside ASCII (’), and words FTS5 folds (Café), which take
+    // the full update: both paths are exercised, interleaved on the same rows.
+    const vocabulary = ['the', 'of', 'and', 'milk', 'eggs', 'Buy', 'BUY', 'meeting', 'meet', 'don’t', 'x2', '42', 'Café', 'cafe', 'naïve', '—', '...', 'a-b'];
+    const text = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(rnd() * vocabulary.length)]!).join(rnd() < 0.5 ? ' ' : ', ');
+    const rows = Array.from({ length: 12 }, (_, i) => recordings.create(principal, { type: 'memo', title: text(i % 3), transcript: text(1 + (i % 7)) }, `k${i}`).row);
+    let edited = 0;
+    const original = recordings.store.saveEdited.bind(recordings.store);
+    recordings.store.saveEdited = (r, change) => {
+      edited++;
+      return original(r, change);
+    };
+    const revisions = new Map(rows.map((r) => [r.id, 1]));
+    for (let step = 0; step < 300; step++) {
+      const row = rows[Math.floor(rnd() * rows.length)]!;
+      const patch = rnd() < 0.3 ? { title: text(Math.floor(rnd() * 4)) } : rnd() < 0.5 ? { transcript: text(Math.floor(rnd() * 9)) } : { title: text(1), transcript: text(3) };
+      // Several edits in one transaction sometimes, and a create in the same transaction as its edit.
+      if (step % 25 === 0) {
+        core.writer.write(() => {
+          const fresh = recordings.create(principal, { type: 'clip', transcript: text(4) }, `s${step}`).row;
+          recordings.update(principal, fresh.id, { transcript: text(5) }, 1);
+          rows.push(fresh);
+          revisions.set(fresh.id, 2);
+        });
+        continue;
+      }
+      const after = recordings.update(principal, row.id, patch, revisions.get(row.id)!);
+      revisions.set(row.id, after.revision);
+      if (step % 10 === 0) integrityCheck(core.db);
+    }
+    integrityCheck(core.db);
+    for (const word of ['the', 'of', 'and', 'milk', 'eggs', 'buy', 'meeting', 'meet', 'don', 't', 'x2', '42', 'cafe', 'naive', 'a', 'b']) {
+      assert.deepEqual(matches(core.db, word), expected(core.db, word), word);
+    }
+    assert.ok(edited > 50, `the word-change path ran (${edited} edits)`);
+  });
+});
