@@ -29,40 +29,61 @@ export interface IndexChange {
 const COLUMNS = ['title', 'transcript'] as const;
 
 /**
- * The delete and insert that take the index from `before`'s words to `after`'s, or null when no
- * such pair exists without more words than the full update (neither text has a word: nothing to
- * carry a change in token counts; the caller then updates the whole row).
+ * The delete and insert that take the index from `before`'s words to `after`'s, or null in the rare
+ * case where no shared word can carry a change in token counts (the caller then updates the whole
+ * row). FTS5 refuses a delete that would take a column's total below zero, so no column's delete
+ * takes off more tokens than the old text had there: each word that left is listed once, in a
+ * column where the old text had it, and repeats only make up what the new text has fewer of.
  */
 export function indexChange(before: IndexedText, after: IndexedText): IndexChange | null {
   const oldWords = new Set([...before.title, ...before.transcript]);
   const newWords = new Set([...after.title, ...after.transcript]);
-  const removed = [...oldWords].filter((w) => !newWords.has(w));
-  const added = [...newWords].filter((w) => !oldWords.has(w));
-  const shared = removed.length > 0 && added.length > 0 ? undefined : [...oldWords].find((w) => newWords.has(w));
-  const del: Record<(typeof COLUMNS)[number], string[]> = { title: [], transcript: removed };
-  const ins: Record<(typeof COLUMNS)[number], string[]> = { title: [], transcript: added };
+  const del = placed(before, newWords);
+  const ins = placed(after, oldWords);
+  const anyRemoved = del.title[0] ?? del.transcript[0];
+  const anyAdded = ins.title[0] ?? ins.transcript[0];
   for (const column of COLUMNS) {
     // Tokens the insert must add to this column's total beyond what the delete takes off it.
-    let extra = after[column].length - before[column].length - (ins[column].length - del[column].length);
+    const extra = after[column].length - before[column].length - (ins[column].length - del[column].length);
     if (extra > 0) {
-      if (added.length > 0) ins[column] = [...ins[column], ...repeat(added[0]!, extra)];
-      else if (shared !== undefined) {
-        del[column] = [...del[column], shared];
-        ins[column] = [...ins[column], ...repeat(shared, extra + 1)];
-      } else return null;
+      if (anyAdded !== undefined) ins[column].push(...repeat(anyAdded, extra));
+      else {
+        // Deleted once and inserted again: a word the old text had in this column (so this
+        // column's delete stays within the old text's tokens).
+        const shared = before[column].find((w) => newWords.has(w));
+        if (shared === undefined) return null;
+        del[column].push(shared);
+        ins[column].push(...repeat(shared, extra + 1));
+      }
     } else if (extra < 0) {
-      extra = -extra;
-      if (removed.length > 0) del[column] = [...del[column], ...repeat(removed[0]!, extra)];
-      else if (shared !== undefined) {
-        ins[column] = [...ins[column], shared];
-        del[column] = [...del[column], ...repeat(shared, extra + 1)];
-      } else return null;
+      if (anyRemoved !== undefined) del[column].push(...repeat(anyRemoved, -extra));
+      else {
+        // A word the new text has in this column, so the delete's count stays within the old text's.
+        const shared = after[column].find((w) => oldWords.has(w));
+        if (shared === undefined) return null;
+        ins[column].push(shared);
+        del[column].push(...repeat(shared, 1 - extra));
+      }
     }
   }
   return {
     remove: { title: del.title.join(' '), transcript: del.transcript.join(' ') },
     add: { title: ins.title.join(' '), transcript: ins.transcript.join(' ') },
   };
+}
+
+/** The words of `text` that `other` lacks, each once, in the first column that has it. */
+function placed(text: IndexedText, other: Set<string>): Record<(typeof COLUMNS)[number], string[]> {
+  const seen = new Set<string>();
+  const out = { title: [] as string[], transcript: [] as string[] };
+  for (const column of COLUMNS) {
+    for (const w of text[column]) {
+      if (other.has(w) || seen.has(w)) continue;
+      seen.add(w);
+      out[column].push(w);
+    }
+  }
+  return out;
 }
 
 const repeat = (word: string, n: number): string[] => Array.from({ length: n }, () => word);

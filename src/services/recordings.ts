@@ -24,7 +24,7 @@ import { RecordingStore } from '../store/recording-store';
 import { captureType, checkEchoedFields, type EchoedFields, type InputMappings } from './capture-metadata';
 import type { EventService } from './events';
 import { IndexMerger } from './index-merger';
-import { indexChange, type IndexChange, type IndexedText } from './index-change';
+import { indexChange, type IndexChange } from './index-change';
 import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
@@ -310,14 +310,8 @@ export class RecordingService {
   }
 
   private wordsChanged(before: RecordingRow, after: RecordingRow): IndexChange | null {
-    const tokens = (row: RecordingRow): IndexedText | null => {
-      const title = this.terms.indexTokens(row.title);
-      const transcript = title && this.terms.indexTokens(row.transcript);
-      return title && transcript ? { title, transcript } : null;
-    };
-    const old = tokens(before);
-    const now = old && tokens(after);
-    return old && now ? indexChange(old, now) : null;
+    const words = this.terms.indexedWords([before, after]);
+    return words ? indexChange(words[0]!, words[1]!) : null;
   }
 
   /** Keeps the search vocabulary, and tells the merger that index segments may want merging. */

@@ -18,6 +18,8 @@
 import type { Core } from '../context';
 import { ftsQuote } from '../store/fts-quote';
 import { SearchTermStore } from '../store/search-term-store';
+import { TokenizerStore } from '../store/tokenizer-store';
+import type { IndexedText } from './index-change';
 
 const WORD_SEPARATORS = /[^\p{L}\p{N}\p{M}\p{Co}]+/u;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -33,8 +35,7 @@ const STILL_HAS_ROWS = 2_000;
 /** Cap of the remembered witnesses (form → seq; bounded memory, a reset costs index questions). */
 const WITNESSES_MAX = 100_000;
 const ASCII_SEPARATORS = /[^a-z0-9]+/;
-const NON_ASCII_CHAR = /[^\x00-\x7f]/gu;
-/** FTS5 cuts a token to this many bytes (FTS5_MAX_TOKEN_SIZE); indexTokens() gives up on longer ones. */
+/** FTS5 cuts a token to this many bytes (FTS5_MAX_TOKEN_SIZE): indexedWords() leaves such a text to FTS5. */
 const FTS5_MAX_TOKEN = 32_768;
 
 /** The words of a text as the search sees them: lower-cased runs of letters, numbers and marks. */
@@ -60,6 +61,7 @@ function formsOf(...texts: string[]): Set<string> {
 
 export class SearchTerms {
   private readonly store: SearchTermStore;
+  private readonly tokenizer: TokenizerStore;
   /** Forms committed to recording_terms (a subset of the table: filled only after commit). */
   private known = new Set<string>();
   /** Characters asked of FTS5 (tokens()): whether its tokenizer keeps them in a token. */
@@ -69,6 +71,7 @@ export class SearchTerms {
 
   constructor(private readonly core: Core) {
     this.store = new SearchTermStore(core.db);
+    this.tokenizer = new TokenizerStore(core.db);
   }
 
   /** Records the word forms of the texts. Call inside the transaction that indexes them. */
@@ -143,30 +146,30 @@ export class SearchTerms {
   }
 
   /**
-   * The tokens FTS5's tokenizer makes of a text, exactly, or null where that is not known here: a
-   * character outside ASCII that the tokenizer keeps in a token (its case folding and diacritics are
-   * SQLite's own tables), or a token long enough for FTS5 to cut it. ASCII letters and digits make
-   * tokens, lower-cased; every other ASCII character separates them; a character outside ASCII is
-   * asked of FTS5 once (isTokenChar) and, being a separator, separates.
+   * The tokens FTS5's tokenizer makes of each pair of title and transcript, exactly (for
+   * index-change.ts). ASCII text is split here: letters and digits make tokens, lower-cased, every
+   * other character separates them. Text with any other character is tokenized by FTS5 itself
+   * (store/tokenizer-store.ts), since its case folding and diacritics tables are SQLite's own. Null
+   * when neither can be had.
    */
-  indexTokens(text: string): string[] | null {
-    let ascii = text;
-    if (NON_ASCII.test(text)) {
-      let kept = false;
-      ascii = text.replace(NON_ASCII_CHAR, (ch) => {
-        if (this.isTokenChar(ch)) kept = true;
-        return ' ';
-      });
-      if (kept) return null;
+  indexedWords(pairs: Array<{ title: string; transcript: string }>): IndexedText[] | null {
+    const split = (text: string): string[] | null => {
+      if (NON_ASCII.test(text)) return null;
+      const out: string[] = [];
+      for (const t of text.toLowerCase().split(ASCII_SEPARATORS)) {
+        if (t.length > FTS5_MAX_TOKEN) return null; // FTS5 cuts it: ask FTS5
+        if (t !== '') out.push(t);
+      }
+      return out;
+    };
+    const ascii: IndexedText[] = [];
+    for (const p of pairs) {
+      const title = split(p.title);
+      const transcript = title && split(p.transcript);
+      if (!title || !transcript) return this.tokenizer.tokenize(pairs);
+      ascii.push({ title, transcript });
     }
-    const tokens = ascii.toLowerCase().split(ASCII_SEPARATORS);
-    const out: string[] = [];
-    for (const t of tokens) {
-      if (t === '') continue;
-      if (t.length > FTS5_MAX_TOKEN) return null;
-      out.push(t);
-    }
-    return out;
+    return ascii;
   }
 
   /** Whether the tokenizer keeps a character (a code point) in a token: asked of FTS5 once per character. */
