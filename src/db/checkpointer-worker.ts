@@ -4,10 +4,13 @@
 // at start-up it truncates the WAL instead, so that deleted text leaves the WAL file too.
 //
 // A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
-// from source through tsx in tests. It imports nothing of reclib at run time: only types, which
-// esbuild drops, so the worker's file stays small and loads fast.
+// from source through tsx in tests. It imports nothing of reclib at run time but the few lines of
+// checkpoint-policy.ts (types apart, which esbuild drops), so the worker's file stays small and
+// loads fast.
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { afterPass } from './checkpoint-policy';
 
 /** What the server passes at start. */
 export interface CheckpointerWorkerData {
@@ -15,9 +18,13 @@ export interface CheckpointerWorkerData {
   everyMs: number;
   /** Checkpoint passes in a row that may fail before the worker gives up (by throwing). */
   maxFailures: number;
+  /** A WAL file larger than this is truncated at the next quiet pass (the server's writers do not cut it back, see checkpointer.ts). */
+  sizeLimit: number;
   erase: {
-    /** From an 'erase' message (or start-up) to the truncation. */
+    /** From an 'erase' message (or start-up) to the truncation, if the writers are quiet then. */
     delayMs: number;
+    /** From an 'erase' message to the truncation at the latest, quiet or not. */
+    maxDelayMs: number;
     /** How long a truncation may wait for the write lock and for readers. */
     waitMs: number;
     maxBackoffMs: number;
@@ -47,53 +54,86 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
   const report = (r: CheckpointReport) => port.postMessage(r);
   const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => (db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[])[0]!;
+  const walSize = () => {
+    try {
+      return fs.statSync(`${data.file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
   let timer: NodeJS.Timeout;
   let last = -1;
   let failures = 0;
-  // Erasure: when the WAL is to be truncated (null: nothing to erase), and the current backoff.
-  let eraseAt: number | null = Date.now() + data.erase.delayMs;
+  // Quiet: the last pass found no frame the one before had not (no commit in between) and every
+  // frame in the database file, so a truncation has nothing to copy and holds the writers up only
+  // for the truncation itself.
+  let lastLog = -1;
+  let quiet = false;
+  // Erasure: when the WAL is to be truncated if quiet, when at the latest (null: nothing to
+  // erase), and the current backoff.
+  const now = Date.now();
+  let eraseAt: number | null = now + data.erase.delayMs;
+  let eraseBy = now + data.erase.maxDelayMs;
   let backoff = data.erase.delayMs;
 
-  const truncate = () => {
+  /** A TRUNCATE checkpoint; whether it emptied the WAL file. */
+  const truncate = (): boolean => {
     db.pragma(`busy_timeout = ${data.erase.waitMs}`);
     try {
       if (checkpoint('TRUNCATE').busy === 0) {
-        eraseAt = null;
-        backoff = data.erase.delayMs;
         last = -1;
+        lastLog = -1;
+        quiet = false;
         report({ log: 0, checkpointed: 0, truncated: true });
-        return;
+        return true;
       }
     } catch {
-      // SQLITE_BUSY or a transient I/O error: tried again after the backoff.
+      // SQLITE_BUSY or a transient I/O error: tried again later.
     } finally {
       db.pragma(`busy_timeout = ${busyTimeout}`);
     }
+    return false;
+  };
+
+  const erase = () => {
+    if (truncate()) {
+      eraseAt = null;
+      backoff = data.erase.delayMs;
+      return;
+    }
     backoff = Math.min(backoff * 2, data.erase.maxBackoffMs);
     eraseAt = Date.now() + backoff;
+    eraseBy = Math.max(eraseBy, eraseAt);
   };
 
   const pass = () => {
-    if (eraseAt !== null && Date.now() >= eraseAt) truncate();
-    else {
-      try {
-        const r = checkpoint('PASSIVE');
-        failures = 0;
-        if (r.checkpointed !== last && r.log > 0) report({ log: r.log, checkpointed: r.checkpointed });
-        last = r.checkpointed;
-      } catch (e) {
-        // Busy or a transient I/O error: the next pass tries again. Failing every time, the worker
-        // ends (uncaught), and the server takes its usual autocheckpoint back.
-        if (++failures >= data.maxFailures) throw e;
-      }
+    const t = Date.now();
+    try {
+      const r = checkpoint('PASSIVE');
+      failures = 0;
+      if (r.checkpointed !== last && r.log > 0) report({ log: r.log, checkpointed: r.checkpointed });
+      last = r.checkpointed;
+      quiet = r.log === lastLog && r.checkpointed === r.log;
+      lastLog = r.log;
+    } catch (e) {
+      // Busy or a transient I/O error: the next pass tries again. Failing every time, the worker
+      // ends (uncaught), and the server takes its usual autocheckpoint back.
+      if (++failures >= data.maxFailures) throw e;
+      quiet = false;
     }
+    const action = afterPass({ now: t, quiet, eraseAt, eraseBy, sizeLimit: data.sizeLimit, walSize });
+    if (action === 'erase') erase();
+    else if (action === 'shrink') truncate();
     timer = setTimeout(pass, data.everyMs);
   };
 
   port.on('message', (m: CheckpointerCommand) => {
     if (m === 'erase') {
       // A series of deletes is erased by one truncation; a pending retry keeps its backoff.
-      if (eraseAt === null) eraseAt = Date.now() + data.erase.delayMs;
+      if (eraseAt === null) {
+        eraseAt = Date.now() + data.erase.delayMs;
+        eraseBy = Date.now() + data.erase.maxDelayMs;
+      }
       return;
     }
     if (m !== 'stop') return;

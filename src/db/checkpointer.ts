@@ -20,16 +20,29 @@
 // (a delete whose process died before this ran), the worker checkpoints the whole WAL and
 // truncates it to zero bytes: wal_checkpoint(TRUNCATE), ERASE_DELAY_MS after the request so that a
 // series of deletes costs one. It runs here, off the event loop, because it copies what the last
-// passive pass left and fsyncs. While it waits for the write lock or for another process's reader
-// it holds up new writers, so it waits at most ERASE_WAIT_MS and otherwise tries again later,
-// backing off up to ERASE_MAX_BACKOFF_MS (a long-lived reader such as Litestream).
+// passive pass left and fsyncs. While it waits for the write lock or for another process's reader,
+// and while it copies and fsyncs, it holds up new writers: at 1M recordings a truncation in the
+// middle of a stream of deletes held the next one up for 55-105 ms (bench/results-notes.md). So it
+// waits for a quiet pass (no commit since the pass before, every frame copied: nothing left to
+// copy), or ERASE_MAX_DELAY_MS after the delete at the latest; it waits at most ERASE_WAIT_MS for
+// the lock and otherwise tries again later, backing off up to ERASE_MAX_BACKOFF_MS (a long-lived
+// reader such as Litestream).
+//
+// The worker also keeps the WAL file's size down. Without it, each connection's journal_size_limit
+// cuts the file back to WAL_SIZE_LIMIT when a writer starts the WAL over; with edits writing ~2 MB
+// of WAL each at 1M recordings that was a truncation of 100+ MB every few seconds, inside a commit,
+// and on a disk mounted with `discard` the next fsync waited for the freed blocks to be trimmed
+// (commits of 56-72 ms against 3 ms p50). While the worker runs, the server's connection keeps its
+// WAL file (journal_size_limit = -1) and the worker truncates it at a quiet pass once it is larger
+// than WAL_SIZE_LIMIT: under a steady stream of writes the file stays at its largest size since
+// the last quiet moment (bounded by the backstop below), and shrinks when the writes pause.
 //
 // The worker's code is src/db/checkpointer-worker.ts, built as dist/checkpointer-worker.mjs (see
 // spawnWorker() for how each is started).
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../worker-thread';
 import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport } from './checkpointer-worker';
-import { WAL_AUTOCHECKPOINT_BYTES, walPages, type Db } from './open';
+import { WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages, type Db } from './open';
 
 export type { CheckpointReport } from './checkpointer-worker';
 
@@ -38,8 +51,10 @@ export const CHECKPOINT_EVERY_MS = 100;
 export const BACKSTOP_BYTES = 200 * 1024 * 1024;
 /** Checkpoint passes in a row that may fail before the worker gives up. */
 const MAX_FAILURES = 50;
-/** From a delete (or start-up) to the WAL truncation that takes its text out of the WAL file. */
+/** From a delete (or start-up) to the WAL truncation that takes its text out of the WAL file, once the writers are quiet. */
 export const ERASE_DELAY_MS = 1_000;
+/** From a delete to that truncation at the latest, while writes keep coming. */
+export const ERASE_MAX_DELAY_MS = 10_000;
 /** How long a truncation may wait for the write lock and for readers before it tries again later. */
 const ERASE_WAIT_MS = 50;
 const ERASE_MAX_BACKOFF_MS = 60_000;
@@ -58,6 +73,7 @@ export class Checkpointer {
     private readonly server?: Db,
     private readonly everyMs = CHECKPOINT_EVERY_MS,
     private readonly eraseDelayMs = ERASE_DELAY_MS,
+    private readonly eraseMaxDelayMs = ERASE_MAX_DELAY_MS,
   ) {}
 
   /**
@@ -77,7 +93,8 @@ export class Checkpointer {
         file: this.file,
         everyMs: this.everyMs,
         maxFailures: MAX_FAILURES,
-        erase: { delayMs: this.eraseDelayMs, waitMs: ERASE_WAIT_MS, maxBackoffMs: ERASE_MAX_BACKOFF_MS },
+        sizeLimit: WAL_SIZE_LIMIT,
+        erase: { delayMs: this.eraseDelayMs, maxDelayMs: Math.max(this.eraseDelayMs, this.eraseMaxDelayMs), waitMs: ERASE_WAIT_MS, maxBackoffMs: ERASE_MAX_BACKOFF_MS },
       });
     } catch {
       return; // no worker (e.g. threads refused): the server checkpoints as it would without one
@@ -97,22 +114,25 @@ export class Checkpointer {
       worker.once('exit', () => {
         if (this.worker === worker) {
           this.worker = undefined;
-          this.backstop(WAL_AUTOCHECKPOINT_BYTES);
+          this.backstop(WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT);
         }
         resolve();
       }),
     );
     worker.unref();
     this.worker = worker;
-    this.backstop(BACKSTOP_BYTES);
+    this.backstop(BACKSTOP_BYTES, -1);
   }
 
   private send(command: CheckpointerCommand): void {
     this.worker?.postMessage(command);
   }
 
-  private backstop(bytes: number): void {
-    if (this.server?.open) this.server.pragma(`wal_autocheckpoint = ${walPages(this.server, bytes)}`);
+  /** The server connection's autocheckpoint and WAL size limit (-1: the worker keeps the size down). */
+  private backstop(bytes: number, sizeLimit: number): void {
+    if (!this.server?.open) return;
+    this.server.pragma(`wal_autocheckpoint = ${walPages(this.server, bytes)}`);
+    this.server.pragma(`journal_size_limit = ${sizeLimit}`);
   }
 
   onCheckpoint(listener: (r: CheckpointReport) => void): void {
@@ -124,7 +144,7 @@ export class Checkpointer {
     const worker = this.worker;
     if (!worker) return this.exited;
     this.worker = undefined;
-    this.backstop(WAL_AUTOCHECKPOINT_BYTES);
+    this.backstop(WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT);
     worker.ref(); // keep the process alive until it has closed its connection
     worker.postMessage('stop' satisfies CheckpointerCommand);
     await this.exited;

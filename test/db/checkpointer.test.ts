@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { testConfig } from '../../src/config';
+import { afterPass } from '../../src/db/checkpoint-policy';
 import { BACKSTOP_BYTES, Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
-import { openDatabase, WAL_AUTOCHECKPOINT_BYTES, walPages } from '../../src/db/open';
+import { openDatabase, WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
 import { startServer } from '../../src/server';
 import { ROOT, startServe } from '../helpers/bundle';
@@ -38,6 +39,7 @@ describe('WAL checkpoints run in a worker thread', () => {
     const done = report(checkpointer, (r) => r.log > 0 && r.checkpointed === r.log);
     checkpointer.start();
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, BACKSTOP_BYTES), 'raised while the worker runs');
+    assert.equal(db.pragma('journal_size_limit', { simple: true }), -1, 'the worker, not the writer, cuts the WAL file back');
     const r = await done;
     assert.ok(r.log >= 50, `the WAL held every commit (${r.log} frames)`);
     assert.ok(fs.statSync(file).size > sizeBefore, 'the database file grew');
@@ -47,6 +49,43 @@ describe('WAL checkpoints run in a worker thread', () => {
     await more;
     await checkpointer.stop();
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, WAL_AUTOCHECKPOINT_BYTES), 'back to the usual threshold');
+    assert.equal(db.pragma('journal_size_limit', { simple: true }), WAL_SIZE_LIMIT, 'and the usual size limit');
+    db.close();
+  });
+
+  it('after a pass: an erasure truncates once due and quiet, or at its deadline; a WAL past the limit is cut back when quiet', () => {
+    const at = (now: number, quiet: boolean, walSize = 0, eraseAt: number | null = 1_000) => afterPass({ now, quiet, eraseAt, eraseBy: 10_000, sizeLimit: 100, walSize: () => walSize });
+    assert.equal(at(999, true), 'none', 'not before it is due');
+    assert.equal(at(1_000, true), 'erase', 'due and quiet');
+    assert.equal(at(5_000, false), 'none', 'due, but a commit came since the last pass: wait');
+    assert.equal(at(10_000, false), 'erase', 'the deadline, writes or not');
+    assert.equal(at(500, true, 101, null), 'shrink', 'no erasure pending, quiet, the file past the limit');
+    assert.equal(at(500, false, 101, null), 'none', 'never while writes keep coming');
+    assert.equal(at(500, true, 100, null), 'none', 'within the limit');
+  });
+
+  it('the worker cuts a WAL file grown past the limit back to zero once the writes pause', async () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    const checkpointer = new Checkpointer(file, db, 100, 60_000); // no start-up erasure within the test
+    checkpointer.start();
+    const wal = `${file}-wal`;
+    // One transaction larger than the limit, then small ones: the writer starts the WAL over at its
+    // beginning and no longer cuts the file back.
+    db.exec('CREATE TABLE filler (b BLOB)');
+    const insert = db.prepare('INSERT INTO filler (b) VALUES (randomblob(65536))');
+    db.transaction(() => {
+      for (let i = 0; i * 65536 < WAL_SIZE_LIMIT * 1.5; i++) insert.run();
+    })();
+    const truncated = report(checkpointer, (r) => r.truncated === true);
+    await report(checkpointer, (r) => r.log > 0 && r.checkpointed === r.log);
+    // A commit after the WAL was copied whole starts it over from its beginning, where a connection
+    // with journal_size_limit would cut the file back.
+    db.exec('DELETE FROM filler');
+    assert.ok(fs.statSync(wal).size > WAL_SIZE_LIMIT, 'the writer left the WAL file as it was');
+    await truncated;
+    assert.equal(fs.statSync(wal).size, 0, 'the worker cut it back once quiet');
+    await checkpointer.stop();
     db.close();
   });
 
