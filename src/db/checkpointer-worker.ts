@@ -75,6 +75,10 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   let eraseAt: number | null = now + data.erase.delayMs;
   let eraseBy = now + data.erase.maxDelayMs;
   let backoff = data.erase.delayMs;
+  // Shrinking: a truncation that found a reader (Litestream) is tried again after a backoff too,
+  // not at every quiet pass, since each try holds new writers up for up to waitMs.
+  let shrinkAt = 0;
+  let shrinkBackoff = data.erase.delayMs;
 
   /** A TRUNCATE checkpoint; whether it emptied the WAL file. */
   const truncate = (): boolean => {
@@ -123,7 +127,13 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     }
     const action = afterPass({ now: t, quiet, eraseAt, eraseBy, sizeLimit: data.sizeLimit, walSize });
     if (action === 'erase') erase();
-    else if (action === 'shrink') truncate();
+    else if (action === 'shrink' && t >= shrinkAt) {
+      if (truncate()) shrinkBackoff = data.erase.delayMs;
+      else {
+        shrinkAt = Date.now() + shrinkBackoff;
+        shrinkBackoff = Math.min(shrinkBackoff * 2, data.erase.maxBackoffMs);
+      }
+    }
     timer = setTimeout(pass, data.everyMs);
   };
 
