@@ -5,12 +5,12 @@
 //
 // A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
 // from source through tsx in tests. It imports nothing of reclib at run time but the few lines of
-// checkpoint-policy.ts (types apart, which esbuild drops), so the worker's file stays small and
-// loads fast.
+// checkpoint-policy.ts (when to truncate; types apart, which esbuild drops), so the worker's file
+// stays small and loads fast.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { afterPass } from './checkpoint-policy';
+import { TruncationPlan } from './checkpoint-policy';
 
 /** What the server passes at start. */
 export interface CheckpointerWorkerData {
@@ -69,16 +69,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   // for the truncation itself.
   let lastLog = -1;
   let quiet = false;
-  // Erasure: when the WAL is to be truncated if quiet, when at the latest (null: nothing to
-  // erase), and the current backoff.
-  const now = Date.now();
-  let eraseAt: number | null = now + data.erase.delayMs;
-  let eraseBy = now + data.erase.maxDelayMs;
-  let backoff = data.erase.delayMs;
-  // Shrinking: a truncation that found a reader (Litestream) is tried again after a backoff too,
-  // not at every quiet pass, since each try holds new writers up for up to waitMs.
-  let shrinkAt = 0;
-  let shrinkBackoff = data.erase.delayMs;
+  const plan = new TruncationPlan({ ...data.erase, sizeLimit: data.sizeLimit }, Date.now());
 
   /** A TRUNCATE checkpoint; whether it emptied the WAL file. */
   const truncate = (): boolean => {
@@ -99,17 +90,6 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     return false;
   };
 
-  const erase = () => {
-    if (truncate()) {
-      eraseAt = null;
-      backoff = data.erase.delayMs;
-      return;
-    }
-    backoff = Math.min(backoff * 2, data.erase.maxBackoffMs);
-    eraseAt = Date.now() + backoff;
-    eraseBy = Math.max(eraseBy, eraseAt);
-  };
-
   const pass = () => {
     const t = Date.now();
     try {
@@ -125,27 +105,13 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
       if (++failures >= data.maxFailures) throw e;
       quiet = false;
     }
-    const action = afterPass({ now: t, quiet, eraseAt, eraseBy, sizeLimit: data.sizeLimit, walSize });
-    if (action === 'erase') erase();
-    else if (action === 'shrink' && t >= shrinkAt) {
-      if (truncate()) shrinkBackoff = data.erase.delayMs;
-      else {
-        shrinkAt = Date.now() + shrinkBackoff;
-        shrinkBackoff = Math.min(shrinkBackoff * 2, data.erase.maxBackoffMs);
-      }
-    }
+    const truncation = plan.next(t, quiet, walSize);
+    if (truncation) plan.done(truncation, truncate(), Date.now());
     timer = setTimeout(pass, data.everyMs);
   };
 
   port.on('message', (m: CheckpointerCommand) => {
-    if (m === 'erase') {
-      // A series of deletes is erased by one truncation; a pending retry keeps its backoff.
-      if (eraseAt === null) {
-        eraseAt = Date.now() + data.erase.delayMs;
-        eraseBy = Date.now() + data.erase.maxDelayMs;
-      }
-      return;
-    }
+    if (m === 'erase') return plan.eraseSoon(Date.now());
     if (m !== 'stop') return;
     clearTimeout(timer);
     db.close();

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { testConfig } from '../../src/config';
-import { afterPass } from '../../src/db/checkpoint-policy';
+import { TruncationPlan } from '../../src/db/checkpoint-policy';
 import { BACKSTOP_BYTES, Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
 import { openDatabase, WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
@@ -53,15 +53,47 @@ describe('WAL checkpoints run in a worker thread', () => {
     db.close();
   });
 
-  it('after a pass: an erasure truncates once due and quiet, or at its deadline; a WAL past the limit is cut back when quiet', () => {
-    const at = (now: number, quiet: boolean, walSize = 0, eraseAt: number | null = 1_000) => afterPass({ now, quiet, eraseAt, eraseBy: 10_000, sizeLimit: 100, walSize: () => walSize });
-    assert.equal(at(999, true), 'none', 'not before it is due');
-    assert.equal(at(1_000, true), 'erase', 'due and quiet');
-    assert.equal(at(5_000, false), 'none', 'due, but a commit came since the last pass: wait');
-    assert.equal(at(10_000, false), 'erase', 'the deadline, writes or not');
-    assert.equal(at(500, true, 101, null), 'shrink', 'no erasure pending, quiet, the file past the limit');
-    assert.equal(at(500, false, 101, null), 'none', 'never while writes keep coming');
-    assert.equal(at(500, true, 100, null), 'none', 'within the limit');
+  it('an erasure truncates once due at a quiet pass, or at its deadline; a failed one backs off', () => {
+    const plan = new TruncationPlan({ delayMs: 1_000, maxDelayMs: 10_000, maxBackoffMs: 8_000, sizeLimit: 100 }, 0);
+    const small = () => 0;
+    assert.equal(plan.next(999, true, small), null, 'the start-up erasure is not due yet');
+    assert.equal(plan.next(1_000, true, small), 'erase', 'due, at a quiet pass');
+    plan.done('erase', true, 1_000);
+    assert.equal(plan.next(1_100, true, small), null, 'nothing left to erase');
+    plan.eraseSoon(2_000);
+    plan.eraseSoon(2_500); // a series of deletes shares one truncation
+    assert.equal(plan.next(3_000, false, small), null, 'due, but a commit came since the last pass: wait');
+    assert.equal(plan.next(11_999, false, small), null);
+    assert.equal(plan.next(12_000, false, small), 'erase', 'the deadline, writes or not');
+    plan.done('erase', false, 12_000); // a reader held the WAL
+    assert.equal(plan.next(13_999, true, small), null, 'retried after the backoff (2 s)');
+    assert.equal(plan.next(14_000, false, small), 'erase', 'and then whether or not the writers are quiet');
+    plan.done('erase', false, 14_000);
+    assert.equal(plan.next(17_999, false, small), null, 'the backoff doubles (4 s)');
+    assert.equal(plan.next(18_000, false, small), 'erase');
+  });
+
+  it('a WAL file past the limit is shrunk at a quiet pass only, and a failed shrink backs off', () => {
+    const plan = new TruncationPlan({ delayMs: 1_000, maxDelayMs: 10_000, maxBackoffMs: 4_000, sizeLimit: 100 }, 0);
+    plan.done('erase', true, 0); // the start-up erasure out of the way
+    let asked = 0;
+    const large = () => {
+      asked++;
+      return 101;
+    };
+    assert.equal(plan.next(100, false, large), null, 'never while writes keep coming');
+    assert.equal(asked, 0, 'the file size is not even read then');
+    assert.equal(plan.next(200, true, () => 100), null, 'within the limit');
+    assert.equal(plan.next(300, true, large), 'shrink');
+    plan.done('shrink', false, 300); // a reader (Litestream) held the WAL: each try holds writers up
+    assert.equal(plan.next(1_299, true, large), null, 'not at every quiet pass');
+    assert.equal(plan.next(1_300, true, large), 'shrink');
+    plan.done('shrink', false, 1_300);
+    assert.equal(plan.next(3_299, true, large), null, 'the backoff doubles');
+    assert.equal(plan.next(3_300, true, large), 'shrink');
+    plan.done('shrink', true, 3_300);
+    plan.eraseSoon(4_000);
+    assert.equal(plan.next(5_000, true, large), 'erase', 'an erasure comes first');
   });
 
   it('the worker cuts a WAL file grown past the limit back to zero once the writes pause', async () => {
