@@ -1,8 +1,9 @@
 // The tokens FTS5 makes of texts, from FTS5 itself: a scratch FTS5 table in the connection's temp
-// schema (in memory: temp_store = MEMORY; contentless, so only its index is written), with the search index's own tokenizer read from its
-// definition, and an fts5vocab 'instance' table over it that lists every token with its document
-// and column. Used where an exact word list matters and JavaScript cannot be sure of FTS5's case
-// folding and diacritics tables (services/index-change.ts, for texts outside ASCII).
+// schema (in memory: temp_store = MEMORY; contentless, so only its index is written) with the
+// search index's own tokenizer, read from the index's definition, and an fts5vocab 'instance'
+// table over it that lists every token with its document and column. Used where an exact word
+// list matters and JavaScript cannot be sure of FTS5's case folding and diacritics tables
+// (services/index-change.ts, for texts outside ASCII).
 import type { Db } from '../db/open';
 
 /** The tokens of one text pair, column by column, in order. */
