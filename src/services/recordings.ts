@@ -67,6 +67,12 @@ export class RecordingService {
   /** Merges index segments while the server is idle (a worker started by `serve`). */
   readonly merger: IndexMerger;
   private readonly indexPending = () => this.store.flushIndex();
+  /**
+   * For forget(): indexes what is noted so far without clearing the store's "wrote" mark, so the
+   * pre-commit flush still looks: a grouped member that fails after this is rolled back to its
+   * savepoint, which can note again a row an earlier member wrote.
+   */
+  private readonly indexNotedSoFar = () => this.store.indexNoted();
 
   constructor(
     private readonly core: Core,
@@ -203,7 +209,7 @@ export class RecordingService {
         this.indexed(after.title, after.transcript);
         // forget() asks the FTS index whether any text still has a word: what this transaction
         // noted so far is indexed first, or a recording created earlier in it would not count.
-        this.terms.forget([before.title, before.transcript], [after.title, after.transcript], this.indexPending);
+        this.terms.forget([before.title, before.transcript], [after.title, after.transcript], this.indexNotedSoFar);
       }
       if (firstSave) this.announceText(after, 'recording.created', true, now);
       else if (before.text_saved === 1) this.announceText(after, 'recording.updated', after.transcript !== before.transcript, now);
@@ -240,7 +246,7 @@ export class RecordingService {
         revision: before.revision + 1,
       };
       this.store.save(after);
-      this.terms.forget([before.title, before.transcript], [], this.indexPending); // as in an edit
+      this.terms.forget([before.title, before.transcript], [], this.indexNotedSoFar); // as in an edit
       if (before.text_saved === 1) this.events.emit(after.account_id, 'recording.deleted', after.id, after.revision, now);
       for (const l of this.listeners) l(before, after);
       return after;

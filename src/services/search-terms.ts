@@ -35,8 +35,17 @@ const STILL_HAS_ROWS = 2_000;
 /** Cap of the remembered witnesses (form → seq; bounded memory, a reset costs index questions). */
 const WITNESSES_MAX = 100_000;
 const ASCII_SEPARATORS = /[^a-z0-9]+/;
-/** FTS5 cuts a token to this many bytes (FTS5_MAX_TOKEN_SIZE): indexedWords() leaves such a text to FTS5. */
-const FTS5_MAX_TOKEN = 32_768;
+/** FTS5 cuts a token to FTS5_MAX_TOKEN_SIZE (32,768) bytes: indexedWords() leaves a text with a token near that to the full update. */
+const NEAR_CUT = 32_768 - 4;
+
+/** FTS5's tokens of ASCII text (letters and digits, lower-cased; all else separates), or null for other text. */
+function asciiTokens(text: string): string[] | null {
+  if (NON_ASCII.test(text)) return null;
+  return text
+    .toLowerCase()
+    .split(ASCII_SEPARATORS)
+    .filter((t) => t !== '');
+}
 
 /** The words of a text as the search sees them: lower-cased runs of letters, numbers and marks. */
 export function textWords(text: string): string[] {
@@ -153,23 +162,21 @@ export class SearchTerms {
    * when neither can be had.
    */
   indexedWords(pairs: Array<{ title: string; transcript: string }>): IndexedText[] | null {
-    const split = (text: string): string[] | null => {
-      if (NON_ASCII.test(text)) return null;
-      const out: string[] = [];
-      for (const t of text.toLowerCase().split(ASCII_SEPARATORS)) {
-        if (t.length > FTS5_MAX_TOKEN) return null; // FTS5 cuts it: ask FTS5
-        if (t !== '') out.push(t);
-      }
-      return out;
-    };
-    const ascii: IndexedText[] = [];
+    let words: IndexedText[] | null = [];
     for (const p of pairs) {
-      const title = split(p.title);
-      const transcript = title && split(p.transcript);
-      if (!title || !transcript) return this.tokenizer.tokenize(pairs);
-      ascii.push({ title, transcript });
+      const title = asciiTokens(p.title);
+      const transcript = title && asciiTokens(p.transcript);
+      if (!title || !transcript) {
+        words = this.tokenizer.tokenize(pairs);
+        break;
+      }
+      words.push({ title, transcript });
     }
-    return ascii;
+    // FTS5 cuts a token at FTS5_MAX_TOKEN bytes, possibly inside a character, and what it keeps
+    // then reads back as another word: such a text is left to the full update.
+    const nearCut = (t: string) => t.length * 3 >= NEAR_CUT && Buffer.byteLength(t) >= NEAR_CUT;
+    if (words?.some((w) => w.title.some(nearCut) || w.transcript.some(nearCut))) return null;
+    return words;
   }
 
   /** Whether the tokenizer keeps a character (a code point) in a token: asked of FTS5 once per character. */

@@ -100,6 +100,7 @@ export class RecordingStore {
     this.s.unnote.run(row.seq);
     this.s.ftsDelete.run(row.seq, change.remove.title, change.remove.transcript);
     this.s.ftsInsert.run(row.seq, change.add.title, change.add.transcript);
+    this.wrote = true;
   }
   /** Whether the index holds the row's text as it is: live, with text, and not noted for indexing at commit. */
   isIndexed(row: RecordingRow): boolean {

@@ -15,17 +15,31 @@ export interface Tokenized {
 const SCRATCH = 'reclib_tokenizer';
 
 export class TokenizerStore {
-  private s: ReturnType<TokenizerStore['prepare']> | null | undefined;
+  /** The index's tokenizer (null: not found in its definition), read once. */
+  private spec: string | null | undefined;
+  private s: ReturnType<TokenizerStore['prepare']> | undefined;
+  private readonly exists;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.exists = db.prepare(`SELECT 1 FROM temp.sqlite_master WHERE name = '${SCRATCH}_instances'`).pluck();
+  }
 
   /**
    * The tokens of each pair, or null when the index's tokenizer cannot be read from its definition.
    * Leaves the scratch table empty.
    */
   tokenize(pairs: Array<{ title: string; transcript: string }>): Tokenized[] | null {
-    const s = this.statements();
-    if (!s) return null;
+    if (this.spec === undefined) {
+      const row = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'recordings_fts'").get() as { sql: string } | undefined;
+      this.spec = row?.sql.match(/tokenize\s*=\s*'([^']*)'/i)?.[1] ?? null;
+    }
+    if (this.spec === null) return null;
+    // The tables are made inside the caller's transaction: if that rolled back, so did they.
+    if (this.exists.get() === undefined) {
+      this.db.exec(`CREATE VIRTUAL TABLE temp.${SCRATCH} USING fts5(title, transcript, content = '', tokenize = '${this.spec.replaceAll("'", "''")}');
+        CREATE VIRTUAL TABLE temp.${SCRATCH}_instances USING fts5vocab(temp, ${SCRATCH}, 'instance');`);
+    }
+    const s = (this.s ??= this.prepare());
     const out: Tokenized[] = pairs.map(() => ({ title: [], transcript: [] }));
     pairs.forEach((p, i) => s.insert.run(i + 1, p.title, p.transcript));
     try {
@@ -34,16 +48,6 @@ export class TokenizerStore {
       s.clear.run();
     }
     return out;
-  }
-
-  private statements() {
-    if (this.s !== undefined) return this.s;
-    const row = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'recordings_fts'").get() as { sql: string } | undefined;
-    const tokenize = row?.sql.match(/tokenize\s*=\s*'([^']*)'/i)?.[1];
-    if (tokenize === undefined) return (this.s = null);
-    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${SCRATCH} USING fts5(title, transcript, content = '', tokenize = '${tokenize.replaceAll("'", "''")}');
-      CREATE VIRTUAL TABLE IF NOT EXISTS temp.${SCRATCH}_instances USING fts5vocab(temp, ${SCRATCH}, 'instance');`);
-    return (this.s = this.prepare());
   }
 
   private prepare() {

@@ -67,6 +67,38 @@ describe('index change of an edit', () => {
     integrityCheck(core.db);
   });
 
+  it('an edit whose transaction rolls back does not take the tokenizer with it (its scratch tables are made in that transaction)', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const row = recordings.create(principal, { type: 'memo', title: 'note', transcript: 'café au lait' }, 'k').row;
+    assert.throws(() =>
+      core.writer.write(() => {
+        recordings.update(principal, row.id, { transcript: 'café noir' }, 1);
+        throw new Error('a later failure in the same transaction');
+      }),
+    );
+    assert.equal(recordings.update(principal, row.id, { transcript: 'café noir' }, 1).transcript, 'café noir');
+    assert.deepEqual(matches(core.db, 'noir'), [row.seq]);
+    assert.deepEqual(matches(core.db, 'lait'), []);
+    integrityCheck(core.db);
+  });
+
+  it('a token FTS5 cuts (32,768 bytes, inside a character) leaves no word behind, through edits and the delete', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const long = '中'.repeat(11_000); // one unpunctuated run: one token of 33,000 bytes
+    const row = recordings.create(principal, { type: 'memo', title: 'note', transcript: '好' }, 'k').row;
+    recordings.update(principal, row.id, { transcript: `${long} 好` }, 1);
+    recordings.update(principal, row.id, { transcript: `${long} 好 再见` }, 2);
+    integrityCheck(core.db);
+    recordings.remove(principal, row.id, 3);
+    integrityCheck(core.db);
+    core.db.exec("CREATE VIRTUAL TABLE temp.words USING fts5vocab(main, recordings_fts, 'row')");
+    assert.deepEqual(core.db.prepare('SELECT term FROM temp.words').pluck().all(), [], 'the deleted recording left no word in the index');
+  });
+
   for (const size of [1, 12]) {
   it(`random edits leave the index exactly as a full reindex would, and FTS5 integrity-check passes (${size} recordings)`, () => {
     const h = harness();

@@ -248,6 +248,27 @@ describe('FTS upkeep', () => {
     }
   });
 
+  it('a grouped write that fails after its edit asked the index leaves the other members\' text indexed', async () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    const old = recordings.create(principal, { type: 'memo', transcript: 'an older note' }, 'old').row;
+    // One group: a create (noted for indexing at commit), then an edit whose vocabulary upkeep
+    // indexes what is noted so far, and fails; its savepoint is rolled back, and the create's
+    // note with it comes back.
+    const created = core.writer.writeGrouped(() => recordings.create(principal, { type: 'clip', transcript: 'buy oat milk' }, 'new').row);
+    const failed = core.writer.writeGrouped(() => {
+      recordings.update(principal, old.id, { transcript: 'a changed note' }, 1);
+      throw new Error('fails after the edit');
+    });
+    const row = await created;
+    await assert.rejects(failed, /fails after the edit/);
+    assert.equal(pending(core.db), 0, 'nothing left noted after the commit');
+    assert.deepEqual(matches(core.db, 'oat'), [row.seq]);
+    assert.deepEqual(matches(core.db, 'older'), [old.seq]);
+    integrityCheck(core.db);
+  });
+
   it('the index passes FTS5 integrity-check after creates, edits and deletes', () => {
     const h = harness();
     const { recordings, core } = h.services;
