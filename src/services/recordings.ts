@@ -24,7 +24,7 @@ import { RecordingStore } from '../store/recording-store';
 import { captureType, checkEchoedFields, type EchoedFields, type InputMappings } from './capture-metadata';
 import type { EventService } from './events';
 import { IndexMerger } from './index-merger';
-import { indexChange, type IndexChange } from './index-change';
+import { indexChange } from './index-change';
 import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
 import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
@@ -204,8 +204,10 @@ export class RecordingService {
         after.processing_updated_at = now;
         after.processing_message = null;
       }
-      this.saveText(before, after);
-      if (after.title !== before.title || after.transcript !== before.transcript) {
+      const textChanged = after.title !== before.title || after.transcript !== before.transcript;
+      if (textChanged) this.saveText(before, after);
+      else this.store.save(after);
+      if (textChanged) {
         this.indexed(after.title, after.transcript);
         // forget() asks the FTS index whether any text still has a word: what this transaction
         // noted so far is indexed first, or a recording created earlier in it would not count.
@@ -302,22 +304,16 @@ export class RecordingService {
   }
 
   /**
-   * Saves an edit. When the index holds the old text and both texts' tokens are known exactly, only
-   * the words that changed are deleted from and added to it (services/index-change.ts); otherwise
-   * the trigger of schema.sql deletes the whole old text and the new one is indexed at commit.
+   * Saves an edit of the title or transcript. When the index holds the old text and both texts'
+   * tokens are known exactly, only the words that changed are deleted from and added to it
+   * (services/index-change.ts); otherwise the trigger of schema.sql deletes the whole old text and
+   * the new one is indexed at commit.
    */
   private saveText(before: RecordingRow, after: RecordingRow): void {
-    const textChanged = after.title !== before.title || after.transcript !== before.transcript;
-    if (textChanged && (after.title !== '' || after.transcript !== '') && after.deleted_at === null && this.store.isIndexed(before)) {
-      const change = this.wordsChanged(before, after);
-      if (change) return this.store.saveEdited(after, change);
-    }
-    this.store.save(after);
-  }
-
-  private wordsChanged(before: RecordingRow, after: RecordingRow): IndexChange | null {
-    const words = this.terms.indexedWords([before, after]);
-    return words ? indexChange(words[0]!, words[1]!) : null;
+    const words = (after.title !== '' || after.transcript !== '') && this.store.isIndexed(before) ? this.terms.indexedWords([before, after]) : null;
+    const change = words && indexChange(words[0]!, words[1]!);
+    if (change) this.store.saveEdited(after, change);
+    else this.store.save(after);
   }
 
   /** Keeps the search vocabulary, and tells the merger that index segments may want merging. */

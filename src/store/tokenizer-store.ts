@@ -5,12 +5,7 @@
 // list matters and JavaScript cannot be sure of FTS5's case folding and diacritics tables
 // (services/index-change.ts, for texts outside ASCII).
 import type { Db } from '../db/open';
-
-/** The tokens of one text pair, column by column, in order. */
-export interface Tokenized {
-  title: string[];
-  transcript: string[];
-}
+import type { IndexedText } from '../services/index-change';
 
 const SCRATCH = 'reclib_tokenizer';
 
@@ -28,7 +23,7 @@ export class TokenizerStore {
    * The tokens of each pair, or null when the index's tokenizer cannot be read from its definition.
    * Leaves the scratch table empty.
    */
-  tokenize(pairs: Array<{ title: string; transcript: string }>): Tokenized[] | null {
+  tokenize(pairs: Array<{ title: string; transcript: string }>): IndexedText[] | null {
     if (this.spec === undefined) {
       const row = this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'recordings_fts'").get() as { sql: string } | undefined;
       this.spec = row?.sql.match(/tokenize\s*=\s*'([^']*)'/i)?.[1] ?? null;
@@ -40,7 +35,7 @@ export class TokenizerStore {
         CREATE VIRTUAL TABLE temp.${SCRATCH}_instances USING fts5vocab(temp, ${SCRATCH}, 'instance');`);
     }
     const s = (this.s ??= this.prepare());
-    const out: Tokenized[] = pairs.map(() => ({ title: [], transcript: [] }));
+    const out: IndexedText[] = pairs.map(() => ({ title: [], transcript: [] }));
     pairs.forEach((p, i) => s.insert.run(i + 1, p.title, p.transcript));
     try {
       for (const r of s.instances.iterate()) out[r.doc - 1]![r.col].push(r.term);

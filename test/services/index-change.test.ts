@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Db } from '../../src/db/open';
 import { indexChange } from '../../src/services/index-change';
+import { integrityCheck, matches } from '../helpers/fts';
 import { harness } from '../helpers/harness';
 
 /** A small seeded generator (mulberry32), so a failure replays. */
@@ -18,9 +19,6 @@ function prng(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const integrityCheck = (db: Db) => db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
-const matches = (db: Db, word: string) =>
-  (db.prepare('SELECT rowid FROM recordings_fts WHERE recordings_fts MATCH ? ORDER BY rowid').all(`"${word}"`) as Array<{ rowid: number }>).map((r) => r.rowid);
 /** What the index should return for a word: the live rows whose title or transcript has it, by FTS5's own tokenizer. */
 function expected(db: Db, word: string): number[] {
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize = "unicode61 remove_diacritics 2")');

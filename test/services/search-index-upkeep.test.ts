@@ -13,14 +13,12 @@ import { openRuntime } from '../../src/runtime';
 import { CHECK_EVERY_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES } from '../../src/services/index-merger';
 import { startServer } from '../../src/server';
 import { RecordingStore } from '../../src/store/recording-store';
+import { integrityCheck, matches } from '../helpers/fts';
 import { harness } from '../helpers/harness';
 
 /** FTS5 index segments: its data rows carry the segment id above bit 37 (0 is the structure). */
 const segments = (db: Db) => (db.prepare('SELECT count(DISTINCT id >> 37) AS n FROM recordings_fts_data WHERE id >> 37 > 0').get() as { n: number }).n;
 const pending = (db: Db) => (db.prepare('SELECT count(*) AS n FROM recordings_fts_pending').get() as { n: number }).n;
-const integrityCheck = (db: Db) => db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
-const matches = (db: Db, query: string) =>
-  (db.prepare('SELECT rowid FROM recordings_fts WHERE recordings_fts MATCH ? ORDER BY rowid').all(query) as Array<{ rowid: number }>).map((r) => r.rowid);
 
 describe('FTS upkeep', () => {
   it('writes run no merge slice of their own: the index merger does, once the server is idle', () => {
@@ -280,7 +278,7 @@ describe('FTS upkeep', () => {
       if (i % 5 === 0) recordings.remove(principal, r.id, 1);
       else if (i % 2 === 0) recordings.update(principal, r.id, { transcript: i % 4 ? '' : `new words ${i}`, title: 'edited' }, 1);
     });
-    core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('integrity-check', 1)");
+    integrityCheck(core.db);
     const indexed = core.db.prepare("SELECT count(*) AS n FROM recordings_fts WHERE recordings_fts MATCH 'edited OR words OR title'").get() as { n: number };
     const live = core.db.prepare("SELECT count(*) AS n FROM recordings WHERE deleted_at IS NULL AND (title <> '' OR transcript <> '')").get() as { n: number };
     assert.equal(indexed.n, live.n);
