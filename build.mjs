@@ -1,5 +1,6 @@
-// Bundles server and CLI into one file, dist/reclib.mjs (better-sqlite3 stays external: it is a
-// native addon). schema.sql is read at run time from beside dist/.
+// Bundles server and CLI into one file, dist/reclib.mjs (better-sqlite3's JavaScript included; its
+// native addon is loaded from node_modules, src/db/sqlite.ts). schema.sql is read at run time from
+// beside dist/.
 // The web app (src/web) is a second entry: dist/app/ with content-hashed names, a precompressed
 // .gz and .br beside each file, and manifest.json that src/http/web-app.ts reads.
 import { build } from 'esbuild';
@@ -8,11 +9,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
-/** The Node side: ESM for Node 20; better-sqlite3 stays external (a native addon). */
+/**
+ * The Node side: ESM for Node 20. better-sqlite3's JavaScript is bundled; `bindings`, which it
+ * requires only when the addon is not where src/db/sqlite.ts loads it from, stays external.
+ */
 const nodeBundle = {
-  bundle: true, platform: 'node', target: 'node20', format: 'esm', external: ['better-sqlite3'], sourcemap: true, logLevel: 'warning',
+  bundle: true, platform: 'node', target: 'node20', format: 'esm', external: ['bindings'], sourcemap: true, logLevel: 'warning',
   // Less text to parse at every start; names are kept (the source map has the rest).
   minifyWhitespace: true, minifySyntax: true,
+  // CommonJS code in the bundle (better-sqlite3) calls require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __reclibRequire } from 'node:module'; const require = __reclibRequire(import.meta.url);",
+  },
 };
 
 // Code loaded with import() (the MCP SDK and its zod, ~1.6 MB: most of the bundle) goes into chunks
@@ -29,9 +37,6 @@ await build({
   chunkNames: 'chunk-[hash]',
   outExtension: { '.js': '.mjs' },
   splitting: true,
-  banner: {
-    js: "import { createRequire as __reclibRequire } from 'node:module'; const require = __reclibRequire(import.meta.url);",
-  },
 });
 
 // The WAL checkpointer's worker thread runs a file of its own, found beside the bundle

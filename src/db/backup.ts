@@ -3,9 +3,10 @@
 // deliveries, so FILE.secret is written beside FILE. Neither file is ever overwritten.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createPrivateFile, makePrivateDir, pathProblem, syncDirectory, writeFileAtomic } from '../files/private-files';
 import type { Db } from './open';
+import { openSqlite } from './sqlite';
 
 export interface BackupResult {
   file: string;
@@ -59,7 +60,7 @@ export async function backupDatabase(db: Db, to: string, masterSecret: Buffer): 
     // first step copy every remaining page in one step, inside one read snapshot. WAL readers do
     // not block writers, so the server keeps writing meanwhile.
     const result = await db.backup(file, { progress: () => 0x7fffffff });
-    const copy = new Database(file);
+    const copy = openSqlite(file);
     try {
       // A standalone file: rollback journal, so the copy is one file that needs no -wal beside it.
       copy.pragma('journal_mode = DELETE');

@@ -5,12 +5,12 @@
 //
 // A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
 // from source through tsx in tests. It imports nothing of reclib at run time but the few lines of
-// checkpoint-policy.ts (when to truncate; types apart, which esbuild drops), so the worker's file
-// stays small and loads fast.
+// checkpoint-policy.ts (when to truncate; types apart, which esbuild drops) and sqlite.ts (opening
+// the connection), so the worker's file stays small and loads fast.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
 import { TruncationPlan } from './checkpoint-policy';
+import { openSqlite } from './sqlite';
 
 /** What the server passes at start. */
 export interface CheckpointerWorkerData {
@@ -50,7 +50,7 @@ interface CheckpointResult {
 }
 
 function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData): void {
-  const db = new Database(data.file);
+  const db = openSqlite(data.file);
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
   const report = (r: CheckpointReport) => port.postMessage(r);
   const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => (db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[])[0]!;

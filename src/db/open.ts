@@ -1,21 +1,14 @@
 // Opening the one SQLite file. The server and the admin CLI both come through here, so they use
 // the same pragmas and can write the same file at the same time.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { createPrivateFile, makePrivateDir, pathProblem } from '../files/private-files';
 import { migrate, PAGE_SIZE } from './migrate';
 import { ForeignDatabaseError, ownership } from './ownership';
+import { openSqlite } from './sqlite';
 
 export type Db = BetterSqlite3.Database;
-
-/**
- * better-sqlite3 is CommonJS: required, not imported. An import has Node parse its source for the
- * names it exports first (cjs-module-lexer), ~4% of `reclib serve`'s CPU from spawn to its first
- * answer (instructions counted under valgrind: 20M of 833M).
- */
-const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 
 /** WAL bytes after which a commit checkpoints (see below; `serve` moves this to a worker, src/db/checkpointer.ts). */
 export const WAL_AUTOCHECKPOINT_BYTES = 40 * 1024 * 1024;
@@ -59,7 +52,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (file !== ':memory:') prepareFile(file);
   let db: Db | undefined;
   try {
-    db = new Database(file);
+    db = openSqlite(file);
     configure(db, durability);
     return db;
   } catch (e) {

@@ -21,12 +21,13 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { createPrivateFile, makePrivateDir, pathProblem, syncDirectory, writeFileAtomic } from '../files/private-files';
 import { readMasterSecret } from '../master-secret';
 import { BackupError, fsyncFile, integrityProblems } from './backup';
 import { SCHEMA_VERSION } from './migrate';
 import { ForeignDatabaseError, ownership } from './ownership';
+import { openSqlite } from './sqlite';
 
 export class RestoreError extends Error {
   constructor(
@@ -93,7 +94,7 @@ function checkBackupFiles(from: string): string {
 function checkStagedCopy(staged: string, from: string): void {
   let copy: Database.Database | undefined;
   try {
-    copy = new Database(staged);
+    copy = openSqlite(staged);
     const owner = ownership(copy);
     if (owner === 'empty') throw new RestoreError('invalid_backup', `backup file ${from} is an empty database, not a reclib backup`);
     const version = copy.pragma('user_version', { simple: true }) as number;
@@ -112,7 +113,7 @@ function checkStagedCopy(staged: string, from: string): void {
 }
 
 async function replaceInPlace(db: string, staged: string, secretFile: string, secretText: string, now: number): Promise<RestoreResult> {
-  const lock = new Database(db);
+  const lock = openSqlite(db);
   let fd: number | undefined;
   try {
     lock.pragma('busy_timeout = 0');

@@ -3,7 +3,7 @@
 // recordings, so that a scrape of /metrics does not walk a million index entries on the event loop.
 // Built by esbuild as dist/library-count-worker.mjs beside the bundle; run through tsx from source.
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../db/sqlite';
 
 /** What the server passes at start: the database file and the counting query (store/metrics-store.ts). */
 export interface LibraryCountWorkerData {
@@ -20,7 +20,7 @@ export type LibraryCountReply = { n: number } | { error: string };
 if (!parentPort) throw new Error('library-count-worker runs as a worker thread, started by src/observe/library-count.ts');
 const port = parentPort;
 const data = workerData as LibraryCountWorkerData;
-const db = new Database(data.file, { readonly: true, fileMustExist: true });
+const db = openSqlite(data.file, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 const count = db.prepare<[], number>(data.sql).pluck();
 
