@@ -47,3 +47,36 @@ describe('the start-up warning about RECLIB_PUBLIC_URL', () => {
     assert.ok(!withUrl.lines().some((l) => l.includes('RECLIB_PUBLIC_URL')), withUrl.lines().join('\n'));
   });
 });
+
+// The app is loaded a moment after the start (src/server.ts, APP_LOAD_DELAY_MS): until then the
+// server answers /healthz itself, and any other request waits for the app instead of failing.
+describe('a server that has just started', () => {
+  it('answers /healthz and every API request sent at once, before its app was loaded', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account();
+    const call = (method: string, p: string, body?: unknown) =>
+      fetch(`${s.url}${p}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json', 'idempotency-key': 'first' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (res) => ({ status: res.status, requestId: res.headers.get('x-request-id'), json: (await res.json()) as Record<string, any> })); // eslint-disable-line @typescript-eslint/no-explicit-any -- shapes vary
+    const [health, created, missing, unknown] = await Promise.all([
+      call('GET', '/healthz'),
+      call('POST', '/api/v2/recordings', { type: 'clip', transcript: 'first words' }),
+      call('GET', '/api/v2/recordings/rec_0000000000000000000000'),
+      call('GET', '/api/v2/nothing-here'),
+    ]);
+    assert.deepEqual(health.json, { status: 'ok' });
+    assert.equal(health.status, 200);
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    assert.equal(created.json.recording.transcript, 'first words');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.error.code, 'not_found');
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error.code, 'not_found');
+    for (const r of [health, created, missing, unknown]) assert.match(r.requestId ?? '', /^req_/);
+    const read = await call('GET', `/api/v2/recordings/${created.json.recording.id as string}`);
+    assert.equal(read.status, 200);
+    assert.equal(read.json.recording.transcript, 'first words');
+  });
+});
