@@ -1,7 +1,8 @@
 # reclib: one Node process on one SQLite file.
 # Build stage: compile better-sqlite3 if no prebuilt binary fits, bundle dist/reclib.mjs (every
-# JavaScript dependency is inside it), and gather the one thing the bundle loads from node_modules:
-# better-sqlite3's JavaScript, its native addon and the two tiny packages that find the addon.
+# JavaScript dependency is inside it, better-sqlite3's included), and gather the one thing the
+# bundle loads from node_modules: better-sqlite3's native addon (with its package.json, and the two
+# tiny packages that would find the addon if it were not in build/Release: src/db/sqlite.ts).
 # Runtime stage: that, the bundle and schema.sql (read at start), as an unprivileged user; no npm
 # install, no compiler, no tsx.
 
@@ -21,7 +22,7 @@ COPY bin ./bin
 COPY src ./src
 RUN npm run build \
  && mkdir -p /runtime/node_modules/better-sqlite3/build/Release \
- && cp -a node_modules/better-sqlite3/package.json node_modules/better-sqlite3/lib /runtime/node_modules/better-sqlite3/ \
+ && cp -a node_modules/better-sqlite3/package.json /runtime/node_modules/better-sqlite3/ \
  && cp node_modules/better-sqlite3/build/Release/better_sqlite3.node /runtime/node_modules/better-sqlite3/build/Release/ \
  && cp -a node_modules/bindings node_modules/file-uri-to-path /runtime/node_modules/ \
  && cp -a dist schema.sql /runtime/

@@ -10,8 +10,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 
 /**
- * The Node side: ESM for Node 20. better-sqlite3's JavaScript is bundled; `bindings`, which it
- * requires only when the addon is not where src/db/sqlite.ts loads it from, stays external.
+ * The Node side: ESM for Node 20. better-sqlite3's JavaScript is bundled (src/db/sqlite.ts hands
+ * it its addon); `bindings`, which its code would require otherwise, stays external.
  */
 const nodeBundle = {
   bundle: true, platform: 'node', target: 'node20', format: 'esm', external: ['bindings'], sourcemap: true, logLevel: 'warning',

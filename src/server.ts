@@ -5,13 +5,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { DEFAULT_DB, type Config } from './config';
 import { errorStatus } from './errors';
-import { newId } from './ids';
 import { READER_CACHE_SIZE } from './db/open';
 import type { createApp } from './http/app';
 import { directHealth, hostCheck } from './http/direct-health';
 import { gracefulClose } from './http/graceful-close';
 import { createNodeServer } from './http/node-server';
-import { observeRequests } from './http/request-observer';
+import { markResponse, observeRequests, UNMATCHED } from './http/request-observer';
+import { requestIdFrom } from './http/request-id';
 import { logDelivery } from './observe/delivery-log';
 import { loadMetrics } from './observe/load-metrics';
 import { createLogger, type Logger } from './observe/log';
@@ -63,18 +63,32 @@ export function firstRunHint(services: Services, config: Config): string | undef
 export const inContainer = (env: NodeJS.ProcessEnv = process.env): boolean =>
   env.RECLIB_CONTAINER === '1' || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv');
 
-/** The answer to a request that needs the app when it could not be loaded (a damaged install). */
-const appUnavailable = (): Response =>
-  new Response(JSON.stringify({ error: { code: 'unavailable', message: 'the server could not load its HTTP app (see its log); reinstall or restart it' } }), {
+/** The answer to every request, /healthz included, once the app could not be loaded (a damaged install). */
+function appUnavailable(request: Request, env: unknown): Response {
+  const id = requestIdFrom(request.headers.get('x-request-id') ?? undefined);
+  const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing) markResponse(outgoing, UNMATCHED, id);
+  return new Response(JSON.stringify({ error: { code: 'unavailable', message: 'the server could not load its HTTP app (see its log); reinstall or restart it' } }), {
     status: errorStatus.unavailable,
-    headers: { 'content-type': 'application/json', 'x-request-id': newId('req') },
+    headers: { 'content-type': 'application/json', 'x-request-id': id },
   });
+}
+
+/** What tests change about a start; the server itself uses the defaults. */
+export interface StartOptions {
+  /** APP_LOAD_DELAY_MS. */
+  appLoadDelayMs?: number;
+  /** Loads the app's modules (a test makes it fail). */
+  importApp?: () => Promise<[typeof import('./http/app'), typeof import('./http/direct-routes')]>;
+}
+
+const importApp = () => Promise.all([import('./http/app'), import('./http/direct-routes')]);
 
 /**
  * Starts the server. `log` receives the log's lines (several at once, joined by newlines): the
  * start-up line, one per request and per delivery outcome, in config.logFormat.
  */
-export async function startServer(config: Config, log: (lines: string) => void = console.log): Promise<RunningServer> {
+export async function startServer(config: Config, log: (lines: string) => void = console.log, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logFormat, (chunk) => log(chunk.replace(/\n$/, '')));
   // Before listening: from the listen callback to the services nothing may yield (see below).
   const buildMetrics = await loadMetrics(config);
@@ -92,7 +106,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
     drain?.observe(req, res);
     onRequest?.(req, res);
   };
-  const fetch = (...args: Parameters<App['fetch']>) => (app ? app.fetch(...args) : loadApp!().then((a) => a.fetch(...args), appUnavailable));
+  const fetch = (...args: Parameters<App['fetch']>) => (app ? app.fetch(...args) : loadApp!().then((a) => a.fetch(...args), () => appUnavailable(args[0], args[1])));
   let direct: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createNodeServer(fetch, config.host, config, observe, (req, res) => direct?.(req, res) ?? false);
@@ -134,15 +148,18 @@ export async function startServer(config: Config, log: (lines: string) => void =
   let loading: Promise<App> | undefined;
   loadApp = () =>
     (loading ??= (async () => {
-      const [{ createApp }, { directRoutes }] = await Promise.all([import('./http/app'), import('./http/direct-routes')]);
+      const [{ createApp }, { directRoutes }] = await (options.importApp ?? importApp)();
       const created = createApp(services, { ...(writerThread ? { writes: writerThread } : {}), ...(metrics ? { metrics } : {}) });
       direct = directRoutes(created.deps, config.host);
       return (app = created.app);
     })().catch((e: unknown) => {
-      logger.log('error', `reclib: the HTTP app could not be loaded, every request but GET /healthz is answered 503: ${e instanceof Error ? e.message : String(e)}`);
+      // /healthz too then goes to the app's path and is answered 503, so a supervisor sees it.
+      direct = undefined;
+      logger.log('error', `reclib: the HTTP app could not be loaded, every request is answered 503: ${e instanceof Error ? e.message : String(e)}`);
       throw e;
     }));
-  setTimeout(() => loadApp!().catch(() => {}), APP_LOAD_DELAY_MS).unref();
+  const appTimer = setTimeout(() => loadApp!().catch(() => {}), options.appLoadDelayMs ?? APP_LOAD_DELAY_MS);
+  appTimer.unref();
   const logRequest = observeRequests(logger, metrics);
   // The writer thread's idle work (index merging) waits until this thread is quiet too.
   onRequest = writerThread
@@ -165,6 +182,8 @@ export async function startServer(config: Config, log: (lines: string) => void =
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // A request still loads the app if it needs it; a stop does not.
+      clearTimeout(appTimer);
       // Stop accepting, answer what was received (Connection: close), drain the workers (the
       // scheduler waits for its sends), all bounded; then checkpoint and close the database.
       await Promise.race([

@@ -51,8 +51,9 @@ describe('the start-up warning about RECLIB_PUBLIC_URL', () => {
 // The app is loaded a moment after the start (src/server.ts, APP_LOAD_DELAY_MS): until then the
 // server answers /healthz itself, and any other request waits for the app instead of failing.
 describe('a server that has just started', () => {
-  it('answers /healthz and every API request sent at once, before its app was loaded', async (t) => {
-    const s = await serveInProcess(t);
+  it('answers /healthz and every API request sent before its app was loaded', async (t) => {
+    // The timer never loads the app here: the first request that needs it does.
+    const s = await serveInProcess(t, {}, { appLoadDelayMs: 3_600_000 });
     const { key } = s.account();
     const call = (method: string, p: string, body?: unknown) =>
       fetch(`${s.url}${p}`, {
@@ -78,5 +79,23 @@ describe('a server that has just started', () => {
     const read = await call('GET', `/api/v2/recordings/${created.json.recording.id as string}`);
     assert.equal(read.status, 200);
     assert.equal(read.json.recording.transcript, 'first words');
+  });
+
+  it('answers every request, /healthz included, 503 with the envelope when the app cannot be loaded, and logs why', async (t) => {
+    const s = await serveInProcess(t, {}, { appLoadDelayMs: 3_600_000, importApp: () => Promise.reject(new Error('chunk-X.mjs is missing')) });
+    const health = await fetch(`${s.url}/healthz`);
+    assert.equal(health.status, 200, 'healthy until something needs the app');
+    await health.arrayBuffer();
+    const write = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'client-id-1' }, body: '{}' });
+    assert.equal(write.status, 503);
+    assert.equal(write.headers.get('x-request-id'), 'client-id-1');
+    assert.equal(((await write.json()) as { error: { code: string } }).error.code, 'unavailable');
+    const after = await fetch(`${s.url}/healthz`);
+    assert.equal(after.status, 503);
+    assert.equal(((await after.json()) as { error: { code: string } }).error.code, 'unavailable');
+    assert.match(after.headers.get('x-request-id') ?? '', /^req_/);
+    const lines = s.lines();
+    assert.ok(lines.some((l) => l.includes('the HTTP app could not be loaded') && l.includes('chunk-X.mjs is missing')), lines.join('\n'));
+    assert.ok(lines.some((l) => l.includes('unmatched 503') && l.includes('client-id-1')), lines.join('\n'));
   });
 });

@@ -172,12 +172,12 @@ describe('errors name the file and say what is wrong', () => {
   });
 });
 
-/** dist/, schema.sql and the native driver copied to `to`; returns the bundle's path there. */
+/** dist/, schema.sql and the native driver's addon copied to `to`, as the Docker image's runtime holds them; returns the bundle's path there. */
 function runnableCopy(to: string): string {
   fs.cpSync(path.join(ROOT, 'dist'), path.join(to, 'dist'), { recursive: true });
   fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(to, 'schema.sql'));
   const sqlite = path.join(ROOT, 'node_modules/better-sqlite3');
-  for (const part of ['package.json', 'lib', 'build/Release/better_sqlite3.node']) {
+  for (const part of ['package.json', 'build/Release/better_sqlite3.node']) {
     fs.cpSync(path.join(sqlite, part), path.join(to, 'node_modules/better-sqlite3', part), { recursive: true });
   }
   for (const m of ['bindings', 'file-uri-to-path']) fs.cpSync(path.join(ROOT, 'node_modules', m), path.join(to, 'node_modules', m), { recursive: true });

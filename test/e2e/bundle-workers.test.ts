@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
+import type { CheckpointerWorkerData } from '../../src/db/checkpointer-worker';
 import { LIVE_RECORDINGS_SQL } from '../../src/store/metrics-store';
 import { cliJson, ensureBundle, ROOT } from '../helpers/bundle';
 
@@ -22,15 +23,28 @@ function firstMessage(name: string, workerData: unknown, send?: unknown): Promis
   });
 }
 
-describe('the bundle\'s worker files', () => {
+describe("the bundle's worker files", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-workers-'));
   const db = path.join(dir, 'reclib.db');
 
+  // A reclib database (one account, no recordings) for the workers to open.
+  const made = cliJson(['accounts', 'create', '--db', db, '--name', 'counted']);
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
   it('library-count-worker opens the database read-only and counts its live recordings', async (t) => {
-    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    await cliJson(['accounts', 'create', '--db', db, '--name', 'counted']);
+    await made;
     const { worker, message } = await firstMessage('library-count-worker', { file: db, sql: LIVE_RECORDINGS_SQL }, 'count');
     t.after(() => worker.terminate());
     assert.deepEqual(message, { n: 0 });
+  });
+
+  it('checkpointer-worker checkpoints the file on its own connection, and stops when told', async () => {
+    await made;
+    const data: CheckpointerWorkerData = { file: db, everyMs: 10, maxFailures: 3, sizeLimit: 1 << 30, erase: { delayMs: 0, maxDelayMs: 0, waitMs: 100, maxBackoffMs: 100 } };
+    const { worker, message } = await firstMessage('checkpointer-worker', data);
+    const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+    assert.equal(typeof (message as { log?: unknown }).log, 'number', JSON.stringify(message));
+    worker.postMessage('stop');
+    assert.equal(await exited, 0);
   });
 });
