@@ -4,14 +4,12 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { DEFAULT_DB, type Config } from './config';
-import { errorStatus } from './errors';
 import { READER_CACHE_SIZE } from './db/open';
-import type { createApp } from './http/app';
-import { directHealth, hostCheck } from './http/direct-health';
+import { createApp } from './http/app';
 import { gracefulClose } from './http/graceful-close';
+import { directRoutes } from './http/direct-routes';
 import { createNodeServer } from './http/node-server';
-import { markResponse, observeRequests, UNMATCHED } from './http/request-observer';
-import { requestIdFrom } from './http/request-id';
+import { observeRequests } from './http/request-observer';
 import { logDelivery } from './observe/delivery-log';
 import { loadMetrics } from './observe/load-metrics';
 import { createLogger, type Logger } from './observe/log';
@@ -37,16 +35,6 @@ export interface RunningServer {
  */
 const SHUTDOWN_GRACE_MS = 8_000;
 
-/**
- * How long after the start the HTTP app (Hono, the routes and their schemas, ~40% of the code a
- * start loads) is loaded and built, unless a request needs it sooner: until then the server
- * answers GET /healthz by itself (src/http/direct-health.ts), so a starting server reports
- * healthy without compiling it first. The same delay as the adapter's (src/http/node-server.ts).
- */
-const APP_LOAD_DELAY_MS = 250;
-
-type App = ReturnType<typeof createApp>['app'];
-
 export function firstRunHint(services: Services, config: Config): string | undefined {
   if (services.auth.hasAccounts()) return undefined;
   const db = config.db === DEFAULT_DB ? '' : ` --db ${config.db}`;
@@ -63,51 +51,27 @@ export function firstRunHint(services: Services, config: Config): string | undef
 export const inContainer = (env: NodeJS.ProcessEnv = process.env): boolean =>
   env.RECLIB_CONTAINER === '1' || fs.existsSync('/.dockerenv') || fs.existsSync('/run/.containerenv');
 
-/** The answer to every request, /healthz included, once the app could not be loaded (a damaged install). */
-function appUnavailable(request: Request, env: unknown): Response {
-  const id = requestIdFrom(request.headers.get('x-request-id') ?? undefined);
-  const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing) markResponse(outgoing, UNMATCHED, id);
-  return new Response(JSON.stringify({ error: { code: 'unavailable', message: 'the server could not load its HTTP app (see its log); reinstall or restart it' } }), {
-    status: errorStatus.unavailable,
-    headers: { 'content-type': 'application/json', 'x-request-id': id },
-  });
-}
-
-/** What tests change about a start; the server itself uses the defaults. */
-export interface StartOptions {
-  /** APP_LOAD_DELAY_MS. */
-  appLoadDelayMs?: number;
-  /** Loads the app's modules (a test makes it fail). */
-  importApp?: () => Promise<[typeof import('./http/app'), typeof import('./http/direct-routes')]>;
-}
-
-const importApp = () => Promise.all([import('./http/app'), import('./http/direct-routes')]);
-
 /**
  * Starts the server. `log` receives the log's lines (several at once, joined by newlines): the
  * start-up line, one per request and per delivery outcome, in config.logFormat.
  */
-export async function startServer(config: Config, log: (lines: string) => void = console.log, options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(config: Config, log: (lines: string) => void = console.log): Promise<RunningServer> {
   const logger = createLogger(config.logFormat, (chunk) => log(chunk.replace(/\n$/, '')));
-  // Before listening: from the listen callback to the services nothing may yield (see below).
+  // Before listening: from the listen callback to the app nothing may yield (see below).
   const buildMetrics = await loadMetrics(config);
   // The port is bound before the services are built, so the URL is known (with --port 0, the port
   // the system picked) and the config the services hold is final: fetchUrl and the cookie Origin
-  // check read config.publicUrl, which defaults to that URL. No request is read before the
-  // services exist: everything from the listen callback to the direct /healthz answer below runs
-  // without yielding. The app comes later (APP_LOAD_DELAY_MS); a request that needs it before then
-  // waits for it.
-  let app: App | undefined;
-  let loadApp: (() => Promise<App>) | undefined;
+  // check read config.publicUrl, which defaults to that URL. No request is read before the app
+  // exists: everything from the listen callback to `app = ...` below runs without yielding.
+  let app: ReturnType<typeof createApp>['app'] | undefined;
   let onRequest: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   let drain: ReturnType<typeof gracefulClose> | undefined;
   const observe = (req: IncomingMessage, res: ServerResponse) => {
     drain?.observe(req, res);
     onRequest?.(req, res);
   };
-  const fetch = (...args: Parameters<App['fetch']>) => (app ? app.fetch(...args) : loadApp!().then((a) => a.fetch(...args), () => appUnavailable(args[0], args[1])));
-  let direct: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+  const fetch = (...args: Parameters<NonNullable<typeof app>['fetch']>) => app!.fetch(...args);
+  let direct: ReturnType<typeof directRoutes> | undefined;
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createNodeServer(fetch, config.host, config, observe, (req, res) => direct?.(req, res) ?? false);
     drain = gracefulClose(s);
@@ -126,7 +90,6 @@ export async function startServer(config: Config, log: (lines: string) => void =
     server.close();
     throw e;
   }
-  const metrics = buildMetrics?.(services.core);
   // Writes go to the writer thread (src/writer-thread.ts) on a database file; an in-memory
   // database is one connection's own, so there everything runs here.
   const reportDelivery = (r: DeliveryReport) => {
@@ -144,22 +107,13 @@ export async function startServer(config: Config, log: (lines: string) => void =
         });
   // Two connections share the one page-cache budget (src/db/open.ts).
   if (writerThread) services.core.db.pragma(`cache_size = ${READER_CACHE_SIZE}`);
-  direct = directHealth(services.core, hostCheck(config.host));
-  let loading: Promise<App> | undefined;
-  loadApp = () =>
-    (loading ??= (async () => {
-      const [{ createApp }, { directRoutes }] = await (options.importApp ?? importApp)();
-      const created = createApp(services, { ...(writerThread ? { writes: writerThread } : {}), ...(metrics ? { metrics } : {}) });
-      direct = directRoutes(created.deps, config.host);
-      return (app = created.app);
-    })().catch((e: unknown) => {
-      // /healthz too then goes to the app's path and is answered 503, so a supervisor sees it.
-      direct = undefined;
-      logger.log('error', `reclib: the HTTP app could not be loaded, every request is answered 503: ${e instanceof Error ? e.message : String(e)}`);
-      throw e;
-    }));
-  const appTimer = setTimeout(() => loadApp!().catch(() => {}), options.appLoadDelayMs ?? APP_LOAD_DELAY_MS);
-  appTimer.unref();
+  const created = createApp(services, {
+    ...(writerThread ? { writes: writerThread } : {}),
+    ...(buildMetrics ? { metrics: buildMetrics(services.core) } : {}),
+  });
+  app = created.app;
+  direct = directRoutes(created.deps, config.host);
+  const { metrics } = created;
   const logRequest = observeRequests(logger, metrics);
   // The writer thread's idle work (index merging) waits until this thread is quiet too.
   onRequest = writerThread
@@ -182,8 +136,6 @@ export async function startServer(config: Config, log: (lines: string) => void =
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // A request still loads the app if it needs it; a stop does not.
-      clearTimeout(appTimer);
       // Stop accepting, answer what was received (Connection: close), drain the workers (the
       // scheduler waits for its sends), all bounded; then checkpoint and close the database.
       await Promise.race([

@@ -3,9 +3,9 @@
 // The bundle carries better-sqlite3's JavaScript (build.mjs); only the addon, a native file, stays
 // in node_modules. Left to itself, better-sqlite3 finds the addon through the `bindings` package,
 // which reads a stack trace to find the package's folder and tries a dozen paths; together with
-// requiring the library's 13 files from node_modules that was 6-8 ms of `reclib serve`'s start
-// (medians of 15 and 20 alternating starts of the bundle; loading the addon file by itself costs
-// nothing measurable). The addon is where npm puts it: build/Release in the package
+// requiring the library's 13 files from node_modules that was ~10 ms of `reclib serve`'s start
+// (medians of 20 alternating starts of the bundle, to the first /healthz and to the first API
+// answer; loading the addon file by itself costs nothing measurable). The addon is where npm puts it: build/Release in the package
 // (a prebuilt binary is downloaded there, a source build writes there). Only when it is not there
 // (a debug build, say) is it looked for through `bindings`, from better-sqlite3's own folder as
 // better-sqlite3 itself would (from the bundle, `bindings` would search reclib's folder instead).

@@ -75,7 +75,7 @@ export function createApp(services: Services, options: AppOptions = {}) {
   const noRoute = (c: Context<AppEnv>) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`);
   app.notFound(plainRoute(noRoute));
 
-  // The node server answers GET /healthz before the app does (src/http/direct-health.ts), alike.
+  // The node server answers GET /healthz before the app does (src/http/direct-routes.ts), alike.
   app.get(
     '/healthz',
     plainJsonRoute((c) => jsonAnswer(c, healthBody(core))),

@@ -1,5 +1,5 @@
 // What GET /healthz answers, shared by the app's route (src/http/app.ts) and the node server's
-// direct answer (src/http/direct-health.ts), which must answer exactly alike.
+// direct answer (src/http/direct-routes.ts), which must answer exactly alike.
 import type { Core } from '../context';
 
 /**

@@ -89,7 +89,7 @@ export interface ConnectionTimeouts {
 /**
  * The adapter (@hono/node-server) is loaded at the first request that needs it, or this long after
  * listening: with it come undici's WHATWG classes, which it reads when it loads (~20% of a start's
- * CPU), while a starting server's first answers (/healthz) are given without it (direct-health.ts).
+ * CPU), while a starting server's first answers (/healthz) are given without it (direct-routes.ts).
  */
 const ADAPTER_LOAD_DELAY_MS = 250;
 
@@ -114,7 +114,7 @@ export function createNodeServer(
   hostname: string,
   timeouts: ConnectionTimeouts,
   observe?: (req: IncomingMessage, res: ServerResponse) => void,
-  /** Answers a request before the app (src/http/direct-health.ts, direct-routes.ts) and says so, or returns false. */
+  /** Answers a request before the app (src/http/direct-routes.ts) and says so, or returns false. */
   direct?: (req: IncomingMessage, res: ServerResponse) => boolean,
 ): Server {
   type Listener = ReturnType<typeof getRequestListener>;

@@ -28,7 +28,7 @@ export function markRequestId(c: Context, id: string): void {
   if (res) res[REQUEST_ID] = id;
 }
 
-/** markRoute() and markRequestId() of an answer given without Hono (src/http/direct-health.ts, direct-routes.ts), or by the server when its app could not be loaded (src/server.ts). */
+/** markRoute() and markRequestId() of an answer given without Hono (src/http/direct-routes.ts). */
 export function markResponse(res: ServerResponse, template: string, id: string): void {
   (res as Marked)[ROUTE] = template;
   (res as Marked)[REQUEST_ID] = id;

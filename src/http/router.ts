@@ -5,6 +5,7 @@ import type { Context, Handler, Hono } from 'hono';
 import { getCookie } from 'hono/cookie';
 import * as v from 'valibot';
 import { AppError, invalid } from '../errors';
+import { newId } from '../ids';
 import type { Permission, Principal } from '../permissions';
 import { can } from '../permissions';
 import { readJsonBody } from './body';
@@ -12,7 +13,6 @@ import { forwardWrite } from './forward-write';
 import { requestHeader } from './node-request';
 import { arrayInPlaceOfObject } from './object-arrays';
 import { markRequestId, markRoute, matchedTemplate } from './request-observer';
-import { requestIdFrom } from './request-id';
 import type { AppEnv, HttpDeps } from './env';
 import type { OpenApiDoc, OperationDoc } from './openapi';
 
@@ -135,6 +135,7 @@ function decodeQueryPart(part: string): string | undefined {
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Gives the request its id (an incoming X-Request-Id matching docs/decisions.md §4's pattern is kept, else
@@ -148,6 +149,9 @@ export function setRequestId(c: Context<AppEnv>): string {
   c.header('X-Request-Id', id);
   return id;
 }
+
+/** The id of a request that sent `incoming` as its X-Request-Id: that one when it is well-formed, else a new one. */
+export const requestIdFrom = (incoming: string | undefined): string => (incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : newId('req'));
 
 /** The request's id (assigned on first use, as setRequestId does), without touching the response headers. */
 export function requestId(c: Context<AppEnv>): string {

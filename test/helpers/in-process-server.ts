@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { testConfig, type Config } from '../../src/config';
 import { PERMISSIONS } from '../../src/permissions';
-import { startServer, type RunningServer, type StartOptions } from '../../src/server';
+import { startServer, type RunningServer } from '../../src/server';
 
 export interface InProcessServer {
   url: string;
@@ -18,10 +18,10 @@ export interface InProcessServer {
   account(password?: string): { id: string; session: string; key: string };
 }
 
-export async function serveInProcess(t: TestContext, over: Partial<Config> = {}, start: StartOptions = {}): Promise<InProcessServer> {
+export async function serveInProcess(t: TestContext, over: Partial<Config> = {}): Promise<InProcessServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-served-'));
   const captured: string[] = [];
-  const server = await startServer(testConfig({ db: path.join(dir, 'reclib.db'), port: 0, publicUrl: undefined, ...over }), (chunk) => captured.push(...chunk.split('\n')), start);
+  const server = await startServer(testConfig({ db: path.join(dir, 'reclib.db'), port: 0, publicUrl: undefined, ...over }), (chunk) => captured.push(...chunk.split('\n')));
   t.after(async () => {
     await server.close();
     fs.rmSync(dir, { recursive: true, force: true });
