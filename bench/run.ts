@@ -140,11 +140,11 @@ async function main() {
   let coldStart: ColdStartResult | undefined;
   if (runCold) {
     log(`cold start: ${coldPairs} alternating pairs…`);
-    coldStart = await measureColdStart(db, coldPairs, log);
+    coldStart = await measureColdStart(db, coldPairs, log, token);
   }
   if (scenarios.length === 0 && !runStall && !runWrites) {
     const checks = coldStartTargets(coldStart);
-    console.log(textTable(['target', 'required', 'measured', 'result'], checks.map((c) => [c.target, c.required, c.measured, c.pass ? 'pass' : 'FAIL'])));
+    console.log(textTable(['target', 'required', 'measured', 'result'], checks.map((c) => [c.target, c.required, c.measured, c.pass === null ? 'not judged' : c.pass ? 'pass' : 'FAIL'])));
     for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
     return;
   }
