@@ -6,11 +6,23 @@
 // so none of the server's flags (a profiler's, say) reach the thread.
 import { Worker } from 'node:worker_threads';
 
+/**
+ * Each thread's young generation (V8's space for new objects: two semi-spaces and the new large
+ * objects beside them), in MB. Left to V8 it grows to 16 MB semi-spaces under a steady stream of
+ * allocations, such as the writer thread's answers to creates; it is memory the process keeps.
+ * 6 MB (2 MB semi-spaces) for every thread took the server's peak RSS at 1,000,000 recordings
+ * from 230-245 MB to 215 MB under creates and then gets by id, creates/s within the noise
+ * (bench/results-notes.md, 2026-11-26). The main thread's own is set by V8 at the process's
+ * start, before any of our code runs (node's --max-semi-space-size).
+ */
+export const THREAD_YOUNG_GENERATION_MB = 6;
+
 /** `callerUrl`: the caller's import.meta.url, which tells the bundle from the sources. */
 export function startModuleWorker(name: string, callerUrl: string, workerData: unknown): Worker {
-  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.mjs`, callerUrl), { execArgv: [], workerData });
+  const resourceLimits = { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB };
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.mjs`, callerUrl), { execArgv: [], workerData, resourceLimits });
   const tsx = import.meta.resolve('tsx/esm/api');
   const module = new URL(`./${name}.ts`, callerUrl).href;
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module)}); });`;
-  return new Worker(boot, { eval: true, execArgv: [], workerData });
+  return new Worker(boot, { eval: true, execArgv: [], workerData, resourceLimits });
 }
