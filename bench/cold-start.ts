@@ -19,6 +19,8 @@ export interface ColdStartResult {
   extra: { median: number; range: [number, number] };
   /** Spawn to the first 200 of GET /api/v2/recordings?limit=1 sent after that /healthz: median and [min, max], ms. */
   api?: { median: number; range: [number, number] };
+  /** api − node per pair: median and [min, max], ms. */
+  apiExtra?: { median: number; range: [number, number] };
 }
 
 const START_TIMEOUT_MS = 30_000;
@@ -119,11 +121,12 @@ export async function measureColdStart(db: string, pairs: number, log: (line: st
     log(`cold start ${i + 1}/${pairs}: serve → first /healthz 200 ${server[i]!.toFixed(1)} ms${apiText}, node -e 0 ${node[i]!.toFixed(1)} ms`);
   }
   const extra = server.map((s, i) => s - node[i]!);
+  const apiExtra = api.map((a, i) => a - node[i]!);
   return {
     pairs,
     server: { median: round2(median(server)), range: range(server) },
     node: { median: round2(median(node)), range: range(node) },
     extra: { median: round2(median(extra)), range: range(extra) },
-    ...(api.length ? { api: { median: round2(median(api)), range: range(api) } } : {}),
+    ...(api.length ? { api: { median: round2(median(api)), range: range(api) }, apiExtra: { median: round2(median(apiExtra)), range: range(apiExtra) } } : {}),
   };
 }

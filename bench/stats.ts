@@ -129,7 +129,16 @@ export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: nu
 
 /** Issue 14 point 5: the bundle's start to its first /healthz 200, against `node -e 0` (bench/cold-start.ts). */
 export function coldStartTargets(
-  cold: { pairs: number; server: { median: number }; node: { median: number }; extra: { median: number; range: [number, number] }; api?: { median: number; range: [number, number] } } | undefined,
+  cold:
+    | {
+        pairs: number;
+        server: { median: number };
+        node: { median: number };
+        extra: { median: number; range: [number, number] };
+        api?: { median: number; range: [number, number] };
+        apiExtra?: { median: number; range: [number, number] };
+      }
+    | undefined,
 ): TargetCheck[] {
   if (!cold) return [];
   const ms = (n: number) => `${n.toFixed(0)} ms`;
@@ -137,8 +146,8 @@ export function coldStartTargets(
     `+${ms(cold.extra.median)} (${ms(cold.extra.range[0])}–${ms(cold.extra.range[1])} over ${cold.pairs} pairs; ` +
     `serve → first /healthz 200 ${ms(cold.server.median)}, node -e 0 ${ms(cold.node.median)})`;
   const checks: TargetCheck[] = [{ target: 'cold start vs node -e 0', required: '≤ +60 ms', measured, pass: cold.extra.median <= 60 }];
-  if (cold.api) {
-    const api = `+${ms(cold.api.median - cold.node.median)} (serve → first API answer ${ms(cold.api.median)}, ${ms(cold.api.range[0])}–${ms(cold.api.range[1])})`;
+  if (cold.api && cold.apiExtra) {
+    const api = `+${ms(cold.apiExtra.median)} (${ms(cold.apiExtra.range[0])}–${ms(cold.apiExtra.range[1])}; serve → first API answer ${ms(cold.api.median)})`;
     checks.push({ target: 'cold start to the first API answer vs node -e 0', required: '–', measured: api, pass: null });
   }
   return checks;

@@ -6,7 +6,7 @@
 // A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
 // from source through tsx in tests. It imports nothing of reclib at run time but the few lines of
 // checkpoint-policy.ts (when to truncate; types apart, which esbuild drops) and sqlite.ts (opening
-// the connection), so the worker's file stays small and loads fast.
+// the connection, with better-sqlite3's JavaScript, most of the file), so it loads fast.
 import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { TruncationPlan } from './checkpoint-policy';

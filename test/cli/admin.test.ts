@@ -172,6 +172,24 @@ describe('errors name the file and say what is wrong', () => {
   });
 });
 
+describe('the bundle outside the checkout', () => {
+  it('runs from dist/, schema.sql and better-sqlite3\'s addon alone, as the Docker image holds them', async () => {
+    ensureBundle();
+    const bundle = runnableCopy(path.join(fresh(), 'app'));
+    const db = path.join(fresh(), 'r.db');
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bundle, 'accounts', 'create', '--db', db, '--name', 'me', '--json'], { cwd: path.dirname(path.dirname(bundle)), env: cleanEnv() });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { account: { name: string } }).account.name, 'me');
+  });
+});
+
 /** dist/, schema.sql and the native driver's addon copied to `to`, as the Docker image's runtime holds them; returns the bundle's path there. */
 function runnableCopy(to: string): string {
   fs.cpSync(path.join(ROOT, 'dist'), path.join(to, 'dist'), { recursive: true });

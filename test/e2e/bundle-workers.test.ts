@@ -18,6 +18,7 @@ function firstMessage(name: string, workerData: unknown, send?: unknown): Promis
   const worker = new Worker(path.join(ROOT, 'dist', `${name}.mjs`), { workerData });
   return new Promise((resolve, reject) => {
     worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before its first message`)));
     worker.once('message', (message) => resolve({ worker, message }));
     if (send !== undefined) worker.postMessage(send);
   });
