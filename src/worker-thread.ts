@@ -10,13 +10,14 @@ import { Worker } from 'node:worker_threads';
  * Each thread's young generation (V8's space for new objects: two semi-spaces and the new large
  * objects beside them), in MB. Left to V8 it grows to 16 MB semi-spaces under a steady stream of
  * allocations, such as the writer thread's answers to creates; it is memory the process keeps.
- * 6 MB (2 MB semi-spaces) for every thread: under creates and then gets by id on a library of
- * 1,000,000, the server's peak RSS was 199-216 MB against 217-234 MB without it (five alternating
- * pairs), and CPU per create within this machine's noise (bench/results-notes.md, 2026-11-26).
- * The main thread's own is set by V8 at the process's start, before any of our code runs (node's
+ * Under creates and then gets by id on a library of 1,000,000 (bench/results-notes.md,
+ * 2026-11-26), the server's peak RSS was 204-221 MB with 16 against 224-237 MB without a cap, and
+ * CPU per create the same in interleaved runs; 6 took the peak to 199-216 MB but cost 15% more CPU
+ * per create (objects waiting for their group commit outlived 2 MB semi-spaces). The main
+ * thread's own is set by V8 at the process's start, before any of our code runs (node's
  * --max-semi-space-size).
  */
-export const THREAD_YOUNG_GENERATION_MB = 6;
+export const THREAD_YOUNG_GENERATION_MB = 16;
 
 /** `callerUrl`: the caller's import.meta.url, which tells the bundle from the sources. */
 export function startModuleWorker(name: string, callerUrl: string, workerData: unknown): Worker {
