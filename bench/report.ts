@@ -104,9 +104,11 @@ const durabilityRows = (d: DurabilityResults): string[][] =>
 const durabilityText = (d: DurabilityResults) =>
   `Creates with --durability full run at ${Math.round(d.fullVsNormal * 100)}% of the rate with normal (medians of ${d.rounds} alternating rounds of ${d.durationSec} s, ${d.connections} connections, one server at a time).`;
 
-/** A row no target judges: a closed loop's p99 is queueing; the others are shown beside a judged figure. */
-const notJudged = (target: string) => (target.includes('(closed loop)') ? 'not judged (queueing)' : 'not judged');
-const targetRows = (r: Results) => r.targets.checks.map((c) => [c.target, c.required, c.measured, c.pass === null ? notJudged(c.target) : c.pass ? 'pass' : 'FAIL']);
+/** A target's result; a row no target judges says so (a closed loop's p99 is queueing; the others are shown beside a judged figure). */
+export const resultLabel = (c: TargetCheck): string =>
+  c.pass === null ? (c.target.includes('(closed loop)') ? 'not judged (queueing)' : 'not judged') : c.pass ? 'pass' : 'FAIL';
+export const targetRow = (c: TargetCheck): string[] => [c.target, c.required, c.measured, resultLabel(c)];
+const targetRows = (r: Results) => r.targets.checks.map(targetRow);
 const targetNote = (r: Results) =>
   r.corpus.generatorVersion !== GENERATOR_VERSION
     ? `This run predates the bounded search and the issue-14 scenarios (corpus generator v${r.corpus.generatorVersion}, the targets of issue 3 as that run checked them); it stays as the ${fmt(r.corpus.size)}-recording reference until the next run at that size:`

@@ -20,7 +20,7 @@ import { Corpus, GENERATOR_VERSION, QUERIES } from './corpus';
 import type { LoadResult } from './load';
 import { summariseProfile } from './profile';
 import { build, cli, load, LOADER_CORE, memoryMb, ROOT, SERVER_CORE, startBaseline, startServer, stop, type Served } from './processes';
-import { printResults, textTable, writeResults, type PeakStep, type Results } from './report';
+import { printResults, targetRow, textTable, writeResults, type PeakStep, type Results } from './report';
 import { roundOrder, SCENARIOS, type Scenario } from './scenarios';
 import { measureStall, type StallResult } from './stall';
 import { checkTargets, coldStartTargets, machine, median, round2, stallTargets, summarise, type BaselineRatio } from './stats';
@@ -144,7 +144,7 @@ async function main() {
   }
   if (scenarios.length === 0 && !runStall && !runWrites) {
     const checks = coldStartTargets(coldStart);
-    console.log(textTable(['target', 'required', 'measured', 'result'], checks.map((c) => [c.target, c.required, c.measured, c.pass === null ? 'not judged' : c.pass ? 'pass' : 'FAIL'])));
+    console.log(textTable(['target', 'required', 'measured', 'result'], checks.map(targetRow)));
     for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
     return;
   }

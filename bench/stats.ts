@@ -1,5 +1,6 @@
 // Medians over rounds, target checks and the machine description that go into the results.
 import os from 'node:os';
+import type { ColdStartResult } from './cold-start';
 import type { LoadResult } from './load';
 
 export const median = (xs: number[]): number => {
@@ -128,18 +129,7 @@ export function checkTargets(byName: Map<string, ScenarioSummary>, peakRssMb: nu
 }
 
 /** Issue 14 point 5: the bundle's start to its first /healthz 200, against `node -e 0` (bench/cold-start.ts). */
-export function coldStartTargets(
-  cold:
-    | {
-        pairs: number;
-        server: { median: number };
-        node: { median: number };
-        extra: { median: number; range: [number, number] };
-        api?: { median: number; range: [number, number] };
-        apiExtra?: { median: number; range: [number, number] };
-      }
-    | undefined,
-): TargetCheck[] {
+export function coldStartTargets(cold: ColdStartResult | undefined): TargetCheck[] {
   if (!cold) return [];
   const ms = (n: number) => `${n.toFixed(0)} ms`;
   const measured =

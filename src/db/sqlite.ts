@@ -5,10 +5,11 @@
 // which reads a stack trace to find the package's folder and tries a dozen paths; together with
 // requiring the library's 13 files from node_modules that was ~10 ms of `reclib serve`'s start
 // (medians of 20 alternating starts of the bundle, to the first /healthz and to the first API
-// answer; loading the addon file by itself costs nothing measurable). The addon is where npm puts it: build/Release in the package
-// (a prebuilt binary is downloaded there, a source build writes there). Only when it is not there
-// (a debug build, say) is it looked for through `bindings`, from better-sqlite3's own folder as
-// better-sqlite3 itself would (from the bundle, `bindings` would search reclib's folder instead).
+// answer; loading the addon file by itself costs nothing measurable). The addon is where npm puts
+// it: build/Release in the package (a prebuilt binary is downloaded there, a source build writes
+// there). Only when it is not there (a debug build, say) is it looked for through `bindings`, from
+// better-sqlite3's own folder as better-sqlite3 itself would (from the bundle, `bindings` would
+// search reclib's folder instead).
 // An addon that is there but does not load (built for another Node version) fails with Node's own
 // message, which says to rebuild it.
 //

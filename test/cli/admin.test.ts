@@ -177,14 +177,7 @@ describe('the bundle outside the checkout', () => {
     ensureBundle();
     const bundle = runnableCopy(path.join(fresh(), 'app'));
     const db = path.join(fresh(), 'r.db');
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [bundle, 'accounts', 'create', '--db', db, '--name', 'me', '--json'], { cwd: path.dirname(path.dirname(bundle)), env: cleanEnv() });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const r = await runCli(['accounts', 'create', '--db', db, '--name', 'me', '--json'], { bundle, cwd: path.dirname(path.dirname(bundle)) });
     assert.equal(r.code, 0, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { account: { name: string } }).account.name, 'me');
   });

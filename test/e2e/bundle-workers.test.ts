@@ -7,15 +7,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Worker } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import type { CheckpointerWorkerData } from '../../src/db/checkpointer-worker';
 import { LIVE_RECORDINGS_SQL } from '../../src/store/metrics-store';
-import { cliJson, ensureBundle, ROOT } from '../helpers/bundle';
+import { startModuleWorker } from '../../src/worker-thread';
+import { BUNDLE, cliJson, ensureBundle } from '../helpers/bundle';
 
-/** Starts dist/<name>.mjs with `workerData`; resolves with its first message, rejects on its error. */
+/** Starts dist/<name>.mjs as the bundle does, with `workerData`; resolves with its first message, rejects on its error or exit. */
 function firstMessage(name: string, workerData: unknown, send?: unknown): Promise<{ worker: Worker; message: unknown }> {
-  ensureBundle();
-  const worker = new Worker(path.join(ROOT, 'dist', `${name}.mjs`), { workerData });
+  const worker = startModuleWorker(name, pathToFileURL(ensureBundle()).href, workerData);
   return new Promise((resolve, reject) => {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before its first message`)));

@@ -43,11 +43,11 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-/** Runs `reclib <args>` from the bundle and waits for it to exit. */
-export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
+/** Runs `reclib <args>` from the bundle (`opts.bundle`: a copy of it elsewhere) and waits for it to exit. */
+export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string; bundle?: string } = {}): Promise<CliResult> {
   ensureBundle();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUNDLE, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
+    const child = spawn(process.execPath, [opts.bundle ?? BUNDLE, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
