@@ -9,6 +9,7 @@ import { WRITER_CACHE_SIZE } from './db/open';
 import { parseAllowList } from './delivery/destination-guard';
 import { createApp } from './http/app';
 import type { ForwardedRequest } from './http/env';
+import { callError, WRITE_CALLS, type WriteCallName } from './http/write-calls';
 import { openRuntime } from './runtime';
 import type { FromWriter, ToWriter, WriterThreadData } from './writer-thread';
 
@@ -53,8 +54,30 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
     }
   };
 
+  // The results of one group commit go back in one message, not one each: the main thread runs at
+  // a higher priority, so each message woke it and it took the core from this thread, once per
+  // member of a group.
+  let results: Array<Extract<FromWriter, { type: 'result' | 'refused' }>> = [];
+  const flushResults = () => {
+    const batch = results;
+    results = [];
+    send({ type: 'results', results: batch });
+  };
+  const settle = (r: Extract<FromWriter, { type: 'result' | 'refused' }>) => {
+    if (results.length === 0) setImmediate(flushResults);
+    results.push(r);
+  };
+  const call = async (id: number, name: WriteCallName, args: unknown[]): Promise<void> => {
+    try {
+      settle({ type: 'result', id, value: await (WRITE_CALLS[name] as (s: typeof services, ...a: unknown[]) => unknown)(services, ...args) });
+    } catch (e) {
+      settle({ type: 'refused', id, error: callError(e) });
+    }
+  };
+
   return (m: ToWriter) => {
     if (m.type === 'request') void answer(m.id, m.request);
+    else if (m.type === 'calls') for (const c of m.calls) void call(c.id, c.name, c.args);
     else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
     else if (m.type === 'close') {
       try {

@@ -15,6 +15,7 @@ import type { WriteHealthStatus } from './db/write-health';
 import type { DeliveryReport } from './delivery/scheduler';
 import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
 import { writerUnavailable } from './http/forward-write';
+import { callErrorAgain, type CallError, type WriteCallArgs, type WriteCallName, type WriteCallResult } from './http/write-calls';
 import type { Worker } from './worker';
 import { startModuleWorker } from './worker-thread';
 
@@ -26,11 +27,18 @@ export interface WriterThreadData {
   requests: SharedArrayBuffer;
 }
 
-export type ToWriter = { type: 'request'; id: number; request: ForwardedRequest } | { type: 'stop' } | { type: 'close' };
+export type ToWriter =
+  | { type: 'request'; id: number; request: ForwardedRequest }
+  | { type: 'calls'; calls: Array<{ id: number; name: WriteCallName; args: unknown[] }> }
+  | { type: 'stop' }
+  | { type: 'close' };
 
 export type FromWriter =
   | { type: 'answer'; id: number; answer: ForwardedAnswer }
   | { type: 'failed'; id: number; message: string }
+  | { type: 'result'; id: number; value: unknown }
+  | { type: 'refused'; id: number; error: CallError }
+  | { type: 'results'; results: Array<{ type: 'result'; id: number; value: unknown } | { type: 'refused'; id: number; error: CallError }> }
   | { type: 'commit' }
   | { type: 'delivery'; report: DeliveryReport }
   | { type: 'health'; status: WriteHealthStatus | undefined }
@@ -59,7 +67,7 @@ const CLOSE_MS = 6_000; // above busy_timeout (5 s), the longest a statement wai
 
 export class WriterThread implements Worker, WriteForwarder {
   private thread: Thread | undefined;
-  private readonly pending = new Map<number, { resolve: (a: ForwardedAnswer) => void; reject: (e: unknown) => void }>();
+  private readonly pending = new Map<number, { resolve: (a: never) => void; reject: (e: unknown) => void }>();
   private nextId = 1;
   private closing = false;
   private onStopped: (() => void) | undefined;
@@ -120,6 +128,7 @@ export class WriterThread implements Worker, WriteForwarder {
     thread.on('error', (e) => this.hooks.log(`reclib: the writer thread failed: ${e.name}: ${e.message}`));
     thread.on('exit', (code) => {
       this.thread = undefined;
+      this.outbox = [];
       this.onStopped?.();
       for (const [, p] of this.pending) p.reject(writerUnavailable('the writer thread stopped before answering'));
       this.pending.clear();
@@ -132,15 +141,37 @@ export class WriterThread implements Worker, WriteForwarder {
   }
 
   forward(request: ForwardedRequest): Promise<ForwardedAnswer> {
+    return this.send<ForwardedAnswer>((id) => ({ type: 'request', id, request }), request.body ? [request.body.buffer as ArrayBuffer] : []);
+  }
+
+  call<K extends WriteCallName>(name: K, ...args: WriteCallArgs<K>): Promise<WriteCallResult<K>> {
+    return this.send<WriteCallResult<K>>((id) => {
+      // The calls of one turn of the event loop go in one message (the writer commits them together anyway).
+      if (this.outbox.length === 0) setImmediate(this.flushOutbox);
+      this.outbox.push({ id, name, args });
+      return undefined;
+    });
+  }
+
+  private outbox: Array<{ id: number; name: WriteCallName; args: unknown[] }> = [];
+  private readonly flushOutbox = (): void => {
+    const calls = this.outbox;
+    this.outbox = [];
+    // A thread that exited meanwhile rejected these calls already (its 'exit' handler).
+    if (calls.length > 0) this.thread?.postMessage({ type: 'calls', calls } satisfies ToWriter);
+  };
+
+  /** `message` returns what to post now, or undefined when it queued it itself. */
+  private send<T>(message: (id: number) => ToWriter | undefined, transfer: ArrayBuffer[] = []): Promise<T> {
     // Not started yet (startSoon): this write starts it, and waits in its queue until it is ready.
     if (this.deferred) this.start();
     const thread = this.thread;
     if (!thread || this.closing) return Promise.reject(writerUnavailable(this.closing ? 'the server is shutting down' : 'the writer thread is restarting'));
     const id = this.nextId++;
-    return new Promise<ForwardedAnswer>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const message: ToWriter = { type: 'request', id, request };
-      thread.postMessage(message, request.body ? [request.body.buffer as ArrayBuffer] : []);
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (a: never) => void, reject });
+      const m = message(id);
+      if (m) thread.postMessage(m, transfer);
     });
   }
 
@@ -153,6 +184,7 @@ export class WriterThread implements Worker, WriteForwarder {
     if (!thread || !this.started) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.onStopped = resolve;
+      this.flushOutbox();
       thread.postMessage({ type: 'stop' } satisfies ToWriter);
     });
   }
@@ -167,6 +199,7 @@ export class WriterThread implements Worker, WriteForwarder {
     const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
     // It ends at once when it has not loaded its app yet (src/writer-thread-worker.ts). Terminated
     // only as a last resort: a thread stopped inside SQLite can take the process down with it.
+    this.flushOutbox();
     thread.postMessage({ type: 'close' } satisfies ToWriter);
     const timer = setTimeout(() => void thread.terminate(), CLOSE_MS);
     await exited;
@@ -176,13 +209,20 @@ export class WriterThread implements Worker, WriteForwarder {
   private received(m: FromWriter): void {
     switch (m.type) {
       case 'answer':
-      case 'failed': {
+      case 'result':
+      case 'failed':
+      case 'refused': {
         const p = this.pending.get(m.id);
         this.pending.delete(m.id);
-        if (m.type === 'answer') p?.resolve(m.answer);
+        if (m.type === 'answer') p?.resolve(m.answer as never);
+        else if (m.type === 'result') p?.resolve(m.value as never);
+        else if (m.type === 'refused') p?.reject(callErrorAgain(m.error));
         else p?.reject(new Error(m.message));
         return;
       }
+      case 'results':
+        for (const r of m.results) this.received(r);
+        return;
       case 'commit':
         return this.hooks.committed();
       case 'delivery':

@@ -96,6 +96,40 @@ describe('writes on the writer thread', () => {
     assert.equal(nobody.status, 401);
   });
 
+  it('a create runs on the thread as a service call: concurrent creates committed together each get their own answer, a refusal its own envelope', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account();
+    await s.server.writerThread!.ready;
+    const first = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'k0' }), body: JSON.stringify({ type: 'clip', transcript: 'the first' }) });
+    assert.equal(first.status, 201);
+    // 40 at once: the main thread hands them over in one message and they share group commits;
+    // one of them reuses k0 with another body (refused on the thread: 409), one repeats k0 (replayed).
+    const bodies = Array.from({ length: 40 }, (_, i) => ({ key: i === 7 ? 'k0' : `k${i + 1}`, transcript: i === 7 ? 'not the first' : `note ${i}` }));
+    bodies.push({ key: 'k0', transcript: 'the first' });
+    const answers = await Promise.all(
+      bodies.map(async (b) => {
+        const r = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': b.key, 'x-request-id': `id-${b.key}-${b.transcript.length}` }), body: JSON.stringify({ type: 'clip', transcript: b.transcript }) });
+        return { status: r.status, requestId: r.headers.get('x-request-id'), replayed: r.headers.get('idempotent-replayed'), location: r.headers.get('location'), body: (await r.json()) as { recording?: { id: string; transcript: string }; error?: { code: string; message: string } } };
+      }),
+    );
+    const ids = new Set<string>();
+    answers.forEach((a, i) => {
+      const b = bodies[i]!;
+      assert.equal(a.requestId, `id-${b.key}-${b.transcript.length}`);
+      if (i === 7) {
+        assert.equal(a.status, 409);
+        assert.equal(a.body.error?.code, 'idempotency_conflict');
+        return;
+      }
+      assert.equal(a.status, b.key === 'k0' ? 200 : 201);
+      assert.equal(a.replayed, b.key === 'k0' ? 'true' : null);
+      assert.equal(a.body.recording?.transcript, b.transcript, `answer ${i} is its own request's`);
+      assert.equal(a.location, `/api/v2/recordings/${a.body.recording!.id}`);
+      if (b.key !== 'k0') ids.add(a.body.recording!.id);
+    });
+    assert.equal(ids.size, 39);
+  });
+
   it('a session cookie write is checked against the Origin and answered with the cookie sign-in sets', async (t) => {
     const s = await serveInProcess(t);
     s.account('correct horse battery');

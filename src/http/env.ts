@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Principal } from '../permissions';
 import type { Services } from '../services';
 import type { RateLimiter } from './rate-limit';
+import type { WriteCallArgs, WriteCallName, WriteCallResult } from './write-calls';
 
 export type AppEnv = {
   Variables: {
@@ -40,4 +41,6 @@ export interface ForwardedAnswer {
 export interface WriteForwarder {
   /** Rejects with an AppError (503) when the writer thread cannot take requests. */
   forward(request: ForwardedRequest): Promise<ForwardedAnswer>;
+  /** Runs a service call on the writer thread (write-calls.ts); rejects with its error, or as forward() does. */
+  call<K extends WriteCallName>(name: K, ...args: WriteCallArgs<K>): Promise<WriteCallResult<K>>;
 }

@@ -45,6 +45,11 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
    * not put the header on the context first. For the hot read routes; see jsonAnswer().
    */
   directAnswer?: true;
+  /**
+   * A write whose handler hands only its service call to the writer thread (HttpDeps.writes.call,
+   * write-calls.ts) and parses, checks and answers here: the router does not forward the request.
+   */
+  writerCall?: true;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -273,7 +278,7 @@ export class ApiRouter {
     const deps = this.deps;
     // Every operation but a GET may write (an MCP POST too: create_note), so the writer thread
     // answers it when the server runs one (forward-write.ts).
-    const writes = spec.method !== 'get' ? deps.writes : undefined;
+    const writes = spec.method !== 'get' && !spec.writerCall ? deps.writes : undefined;
     const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
       let principal: Principal | undefined;
       if (spec.access !== 'public') {

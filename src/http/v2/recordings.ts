@@ -114,13 +114,15 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
         409: { description: 'idempotency_conflict: this key or externalId was used with another body; limit_reached: 1,024 recordings share this recordedAt millisecond' },
         410: { description: 'The recording this key or externalId created was deleted' },
       },
+      directAnswer: true,
+      writerCall: true,
     },
     async (c, { body, principal }) => {
-      const { row, replayed } = await recordings.createGrouped(principal, body, idempotencyKey(c, MAX_IDEMPOTENCY_KEY, 'new recording'));
-      c.header('ETag', etag(row.revision));
-      c.header('Location', `/api/v2/recordings/${row.id}`);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      return c.json(written(principal, row), replayed ? 200 : 201);
+      const key = idempotencyKey(c, MAX_IDEMPOTENCY_KEY, 'new recording');
+      const { row, replayed } = await (deps.writes ? deps.writes.call('createRecording', principal, body, key) : recordings.createGrouped(principal, body, key));
+      const headers: Record<string, string> = { etag: etag(row.revision), location: `/api/v2/recordings/${row.id}` };
+      if (replayed) headers['idempotent-replayed'] = 'true';
+      return jsonAnswer(c, written(principal, row), headers, replayed ? 200 : 201);
     },
   );
   r.add(
