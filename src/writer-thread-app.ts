@@ -61,7 +61,19 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
   const flushResults = () => {
     const batch = results;
     results = [];
-    send({ type: 'results', results: batch });
+    if (batch.length === 0) return;
+    try {
+      send({ type: 'results', results: batch });
+    } catch {
+      // A result that does not clone (DataCloneError): each alone, and the one that fails refused.
+      for (const r of batch) {
+        try {
+          send({ type: 'results', results: [r] });
+        } catch (e) {
+          send({ type: 'results', results: [{ type: 'refused', id: r.id, error: callError(e) }] });
+        }
+      }
+    }
   };
   const settle = (r: Extract<FromWriter, { type: 'result' | 'refused' }>) => {
     if (results.length === 0) setImmediate(flushResults);
@@ -80,6 +92,8 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
     else if (m.type === 'calls') for (const c of m.calls) void call(c.id, c.name, c.args);
     else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
     else if (m.type === 'close') {
+      // Calls that committed in this turn are answered before the thread ends.
+      flushResults();
       try {
         services.core.db.close();
       } finally {

@@ -158,7 +158,21 @@ export class WriterThread implements Worker, WriteForwarder {
     const calls = this.outbox;
     this.outbox = [];
     // A thread that exited meanwhile rejected these calls already (its 'exit' handler).
-    if (calls.length > 0) this.thread?.postMessage({ type: 'calls', calls } satisfies ToWriter);
+    const thread = this.thread;
+    if (calls.length === 0 || !thread) return;
+    try {
+      thread.postMessage({ type: 'calls', calls } satisfies ToWriter);
+    } catch {
+      // Arguments that do not clone (DataCloneError): each alone, and the call that fails rejected.
+      for (const call of calls) {
+        try {
+          thread.postMessage({ type: 'calls', calls: [call] } satisfies ToWriter);
+        } catch (e) {
+          this.pending.get(call.id)?.reject(e);
+          this.pending.delete(call.id);
+        }
+      }
+    }
   };
 
   /** `message` returns what to post now, or undefined when it queued it itself. */

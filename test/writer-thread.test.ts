@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { PERMISSIONS, type Principal } from '../src/permissions';
 import { serveInProcess } from './helpers/in-process-server';
 
 const json = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra });
@@ -128,6 +129,28 @@ describe('writes on the writer thread', () => {
       if (b.key !== 'k0') ids.add(a.body.recording!.id);
     });
     assert.equal(ids.size, 39);
+  });
+
+  it('calls that commit as the thread is told to close are answered, not dropped', async (t) => {
+    const s = await serveInProcess(t);
+    const account = s.account();
+    const thread = s.server.writerThread!;
+    await thread.ready;
+    const principal: Principal = { accountId: account.id, kind: 'key', credentialId: 'key_x', integrationId: 'int_x', permissions: new Set(PERMISSIONS) };
+    // The calls wait for the write lock, which is freed right after close() is sent: they commit in
+    // the turn the thread handles the close in.
+    const other = new Database(s.server.services.core.config.db);
+    other.prepare('BEGIN IMMEDIATE').run();
+    const calls = [1, 2, 3].map((i) => thread.call('createRecording', principal, { type: 'clip', transcript: `t${i}` }, `k${i}`));
+    await new Promise((r) => setTimeout(r, 300));
+    const closed = thread.close();
+    other.prepare('COMMIT').run();
+    other.close();
+    const results = await Promise.allSettled(calls);
+    await closed;
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled']);
+    const saved = s.server.services.core.db.prepare("SELECT count(*) AS n FROM recordings WHERE transcript IN ('t1', 't2', 't3')").get() as { n: number };
+    assert.equal(saved.n, 3);
   });
 
   it('a session cookie write is checked against the Origin and answered with the cookie sign-in sets', async (t) => {

@@ -55,21 +55,25 @@ export function createApp(services: Services, options: AppOptions = {}) {
   // middleware, see router.ts).
   app.onError((err, c) => {
     setRequestId(c);
-    if (err instanceof AppError) return errorResponse(c, err.code, err.message, err.headers);
+    // A directAnswer route (or a forwarded write) keeps the rate limit's headers for its answer;
+    // every answer carries them (docs/decisions.md §5), an error too.
+    const limit = c.get('answerHeaders');
+    const fail = (code: ErrorCode, message: string, headers?: Record<string, string>) => errorResponse(c, code, message, { ...limit, ...headers });
+    if (err instanceof AppError) return fail(err.code, err.message, err.headers);
     if (err instanceof HTTPException) {
       const code = (Object.entries(errorStatus).find(([, s]) => s === err.status)?.[0] ?? 'invalid_request') as ErrorCode;
-      return errorResponse(c, code, err.message || code);
+      return fail(code, err.message || code);
     }
     // Unexpected: say nothing about internals in the body or the log (SQL text and stack traces
     // may quote data); the request id ties the report to the client's view.
     const e = err as { name?: string; code?: string };
     const where = (err as Error).stack?.split('\n')[1]?.trim() ?? '';
     logError(`reclib: internal error on ${c.req.method} ${c.req.routePath} request=${c.get('requestId')} ${e.name ?? 'Error'}${e.code ? ` ${e.code}` : ''} ${where}`);
-    if (e.code === 'SQLITE_BUSY') return errorResponse(c, 'unavailable', 'the database is busy; retry shortly', { 'Retry-After': '1' });
+    if (e.code === 'SQLITE_BUSY') return fail('unavailable', 'the database is busy; retry shortly', { 'Retry-After': '1' });
     // A storage failure outside the Writer (which translates its own) is still a 503, not a bug.
     const refused = core.writer.health.refused(err);
-    if (refused instanceof AppError) return errorResponse(c, refused.code, refused.message, refused.headers);
-    return errorResponse(c, 'internal', `unexpected failure; quote request id ${c.get('requestId')} when reporting it`);
+    if (refused instanceof AppError) return fail(refused.code, refused.message, refused.headers);
+    return fail('internal', `unexpected failure; quote request id ${c.get('requestId')} when reporting it`);
   });
 
   const noRoute = (c: Context<AppEnv>) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`);

@@ -29,6 +29,8 @@ export interface CallError {
   /** The AppError's code, or the driver's (SQLITE_BUSY) for another error. */
   code?: string;
   headers?: Record<string, string>;
+  /** Where another error was thrown (its stack's first frame), for the app's log line. */
+  where?: string;
 }
 
 export function callError(e: unknown): CallError {
@@ -39,6 +41,7 @@ export function callError(e: unknown): CallError {
     name: typeof err?.name === 'string' ? err.name : 'Error',
     message: typeof err?.message === 'string' ? err.message : 'a non-Error value was thrown',
     ...(typeof err?.code === 'string' ? { code: err.code } : {}),
+    ...(e instanceof Error && e.stack ? { where: e.stack.split('\n')[1] ?? '' } : {}),
   };
 }
 
@@ -48,5 +51,7 @@ export function callErrorAgain(e: CallError): Error {
   const err = new Error(e.message) as Error & { code?: string };
   err.name = e.name;
   if (e.code !== undefined) err.code = e.code;
+  // onError logs the first frame: the writer thread's, not this function's.
+  err.stack = `${e.name}: ${e.message}\n${e.where ?? '    at (the writer thread)'}`;
   return err;
 }

@@ -34,6 +34,25 @@ describe('429 rate_limited after 120 requests within a minute per key', () => {
     assert.ok(REQUEST_ID.test(res.headers.get('x-request-id') ?? ''));
   });
 
+  it('an error answer carries the RateLimit headers too: a create refused on its body or its key, a read of a missing recording', async () => {
+    const h = harness({ rateLimit: 10 });
+    const token = h.key();
+    const headers = { 'idempotency-key': 'k1' };
+    const created = await h.req('POST', '/api/v2/recordings', { token, headers, body: { type: 'clip', transcript: 'one' } });
+    const answers = [
+      created,
+      await h.req('POST', '/api/v2/recordings', { token, headers, body: { type: 'clip', transcript: 'another body' } }), // 409
+      await h.req('POST', '/api/v2/recordings', { token, body: { type: 'clip' } }), // 400: no Idempotency-Key
+      await h.req('POST', '/api/v2/recordings', { token, headers: { 'idempotency-key': 'k2' }, body: { type: 'tape' } }), // 400
+      await h.req('GET', '/api/v2/recordings/rec_missing', { token }), // 404
+    ];
+    assert.deepEqual(answers.map((r) => r.status), [201, 409, 400, 400, 404]);
+    answers.forEach((r, i) => {
+      assert.equal(r.headers.get('ratelimit-limit'), '10', `answer ${i}`);
+      assert.equal(r.headers.get('ratelimit-remaining'), String(9 - i), `answer ${i}`);
+    });
+  });
+
   it('requests are allowed again once the window has passed (fake clock)', async () => {
     const h = harness();
     const token = h.key();

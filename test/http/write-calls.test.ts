@@ -23,6 +23,8 @@ describe('write call errors', () => {
     assert.equal(again.name, 'SqliteError');
     assert.equal(again.code, 'SQLITE_BUSY');
     assert.equal(again.message, 'database is locked');
+    // The app's log line names the first frame: where it was thrown on the writer thread.
+    assert.equal(again.stack?.split('\n')[1], busy.stack?.split('\n')[1]);
     const plain = across('not an error') as Error & { code?: string };
     assert.equal(plain.name, 'Error');
     assert.equal(plain.code, undefined);
