@@ -66,6 +66,12 @@ export class Checkpointer {
   private worker: Worker | undefined;
   private exited: Promise<void> = Promise.resolve();
   private readonly listeners: Array<(r: CheckpointReport) => void> = [];
+  private troubleReported = false;
+  /**
+   * Where a worker that cannot run, or ends on its own, is reported (once): the server is still
+   * correct without it, only its writes are slower, so nothing else would show it.
+   */
+  logTrouble: (line: string) => void = (line) => console.error(line);
 
   constructor(
     private readonly file: string,
@@ -96,8 +102,10 @@ export class Checkpointer {
         sizeLimit: WAL_SIZE_LIMIT,
         erase: { delayMs: this.eraseDelayMs, maxDelayMs: Math.max(this.eraseDelayMs, this.eraseMaxDelayMs), waitMs: ERASE_WAIT_MS, maxBackoffMs: ERASE_MAX_BACKOFF_MS },
       });
-    } catch {
-      return; // no worker (e.g. threads refused): the server checkpoints as it would without one
+    } catch (e) {
+      // No worker (e.g. threads refused): the server checkpoints as it would without one.
+      this.trouble(`could not start (${describe(e)})`);
+      return;
     }
     worker.on('message', (r: CheckpointReport) => {
       for (const listener of this.listeners) {
@@ -109,12 +117,13 @@ export class Checkpointer {
       }
     });
     // A failed or ended worker leaves the server on its own autocheckpoint: correct, only slower.
-    worker.on('error', () => undefined);
+    worker.on('error', (e) => this.trouble(`failed (${describe(e)})`));
     this.exited = new Promise<void>((resolve) =>
-      worker.once('exit', () => {
+      worker.once('exit', (code) => {
         if (this.worker === worker) {
           this.worker = undefined;
           this.backstop(WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT);
+          this.trouble(`ended (exit code ${code})`);
         }
         resolve();
       }),
@@ -122,6 +131,12 @@ export class Checkpointer {
     worker.unref();
     this.worker = worker;
     this.backstop(BACKSTOP_BYTES, -1);
+  }
+
+  private trouble(what: string): void {
+    if (this.troubleReported) return;
+    this.troubleReported = true;
+    this.logTrouble(`reclib: the checkpointer thread ${what}; checkpoints now run inside writes, which makes them slower`);
   }
 
   private send(command: CheckpointerCommand): void {
@@ -150,3 +165,5 @@ export class Checkpointer {
     await this.exited;
   }
 }
+
+const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e));

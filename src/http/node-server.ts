@@ -116,19 +116,35 @@ export function createNodeServer(
   observe?: (req: IncomingMessage, res: ServerResponse) => void,
   /** Answers a request before the app (src/http/direct-routes.ts) and says so, or returns false. */
   direct?: (req: IncomingMessage, res: ServerResponse) => boolean,
+  /** Loads the adapter (tests stand in a failing load). */
+  loadAdapter: () => Promise<Pick<typeof import('@hono/node-server'), 'getRequestListener'>> = () => import('@hono/node-server'),
 ): Server {
   type Listener = ReturnType<typeof getRequestListener>;
   let listener: Listener | undefined;
   let loading: Promise<Listener> | undefined;
   const loadListener = () =>
-    (loading ??= import('@hono/node-server').then(
+    (loading ??= loadAdapter().then(
       ({ getRequestListener }) =>
         (listener = getRequestListener(fetch, {
           hostname,
           // Thrown before the app runs: an invalid Host header, a backslash in the path, a bad absolute URL.
           errorHandler: (e) => errorAnswer(adapterMessage(e instanceof Error ? e.message : '')),
         })),
+      (e: unknown) => {
+        // A file of the install that cannot be read (a chunk of the bundle beside dist/reclib.mjs):
+        // the next request tries again.
+        loading = undefined;
+        throw e;
+      },
     ));
+  /** The answer while the adapter cannot be loaded: a 503 in the envelope, never an unhandled rejection. */
+  const cannotLoad = (res: ServerResponse, e: unknown) => {
+    if (res.headersSent) return void res.destroy();
+    const why = e instanceof Error && e.message ? e.message.split('\n')[0]!.slice(0, 200) : 'unknown reason';
+    const body = envelope('unavailable', `the server could not load its HTTP layer (${why}); its install may be incomplete`);
+    res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': newId('req'), 'retry-after': '1' });
+    res.end(body);
+  };
   // Node would answer a Host-less HTTP/1.1 request itself (bare 400); this does it with the envelope.
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     observe?.(req, res);
@@ -140,7 +156,7 @@ export function createNodeServer(
     }
     if (direct?.(req, res)) return;
     if (listener) void listener(req, res);
-    else void loadListener().then((l) => l(req, res));
+    else loadListener().then((l) => void l(req, res), (e: unknown) => cannotLoad(res, e));
   };
   const server = createServer(
     {
@@ -158,7 +174,8 @@ export function createNodeServer(
   // Node aborts the request and ends the socket when the client's side ends.
   // (httpAllowHalfOpen is a Server property Node reads in socketOnEnd, not in its typings.)
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-  server.once('listening', () => setTimeout(loadListener, ADAPTER_LOAD_DELAY_MS).unref());
+  // A failure here is answered by the first request that needs the adapter (cannotLoad).
+  server.once('listening', () => setTimeout(() => loadListener().catch(() => {}), ADAPTER_LOAD_DELAY_MS).unref());
   server.on('clientError', onClientError);
   server.on('checkExpectation', onRequest);
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

@@ -13,6 +13,8 @@ export class LibraryCount {
   private worker: Worker | undefined;
   private failed = false;
   private pending: Promise<number> | undefined;
+  /** Where a worker that cannot run is reported, once (counts then stall the server's loop at 1M). */
+  logTrouble: (line: string) => void = (line) => console.error(line);
 
   constructor(
     private readonly file: string,
@@ -33,8 +35,9 @@ export class LibraryCount {
         worker.off('error', onError);
         resolve('n' in m ? m.n : this.store.liveRecordings());
       };
-      const onError = () => {
+      const onError = (e: Error) => {
         worker.off('message', onMessage);
+        this.trouble(e);
         this.failed = true; // the worker is gone: from now on counted on the server's connection
         this.worker = undefined;
         resolve(this.store.liveRecordings());
@@ -55,10 +58,16 @@ export class LibraryCount {
         if (this.worker === worker) this.worker = undefined;
       });
       this.worker = worker;
-    } catch {
+    } catch (e) {
       this.failed = true;
+      this.trouble(e);
     }
     return this.worker;
+  }
+
+  private trouble(e: unknown): void {
+    const why = e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e);
+    this.logTrouble(`reclib: the library-count thread failed (${why}); /metrics counts recordings on the server's connection instead, which holds its other requests up at a large library`);
   }
 
   /** Ends the worker (its connection closes with it). */

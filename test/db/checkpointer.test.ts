@@ -140,10 +140,15 @@ describe('WAL checkpoints run in a worker thread', () => {
   it('a worker that fails gives the server its usual autocheckpoint back', async () => {
     const db = openDatabase(tmpDb());
     const checkpointer = new Checkpointer(path.join(os.tmpdir(), 'no-such-dir-reclib', 'x', 'missing.db'), db, 5);
+    const logged: string[] = [];
+    checkpointer.logTrouble = (line) => logged.push(line);
     checkpointer.start();
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, BACKSTOP_BYTES));
     for (let i = 0; i < 200 && db.pragma('wal_autocheckpoint', { simple: true }) !== walPages(db, WAL_AUTOCHECKPOINT_BYTES); i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, WAL_AUTOCHECKPOINT_BYTES));
+    // Said once, with the reason: nothing else would show that the server lost its checkpointer.
+    assert.equal(logged.length, 1, logged.join('\n'));
+    assert.match(logged[0]!, /^reclib: the checkpointer thread failed \(TypeError: Cannot open database because the directory does not exist\); checkpoints now run inside writes/);
     db.close();
   });
 
@@ -152,6 +157,8 @@ describe('WAL checkpoints run in a worker thread', () => {
     const garbage = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-ckpt-')), 'not-a-db');
     fs.writeFileSync(garbage, Buffer.alloc(8192, 0x5a)); // opens, but every checkpoint fails (not a database)
     const checkpointer = new Checkpointer(garbage, db, 2);
+    const logged: string[] = [];
+    checkpointer.logTrouble = (line) => logged.push(line);
     checkpointer.start();
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, BACKSTOP_BYTES));
     for (let i = 0; i < 300 && db.pragma('wal_autocheckpoint', { simple: true }) !== walPages(db, WAL_AUTOCHECKPOINT_BYTES); i++) await new Promise((r) => setTimeout(r, 10));
@@ -159,6 +166,7 @@ describe('WAL checkpoints run in a worker thread', () => {
     const started = Date.now();
     await checkpointer.stop();
     assert.ok(Date.now() - started < 1_000, 'stop() does not wait for a worker that already ended');
+    assert.deepEqual(logged.map((l) => /^reclib: the checkpointer thread (ended \(exit code \d+\)|failed)/.test(l)), [true]);
     db.close();
   });
 

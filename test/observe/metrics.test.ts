@@ -126,6 +126,19 @@ describe('GET /metrics', () => {
     assert.equal(await counter.count(), 2);
   });
 
+  it('a counting worker that cannot open the file: counted on the server connection, and said once', async (t) => {
+    let counted = 0;
+    const mainConnection = { liveRecordings: () => ++counted } as unknown as MetricsStore;
+    const counter = new LibraryCount(path.join(os.tmpdir(), 'no-such-dir-reclib', 'x', 'missing.db'), mainConnection);
+    const logged: string[] = [];
+    counter.logTrouble = (line) => logged.push(line);
+    t.after(() => counter.stop());
+    assert.equal(await counter.count(), 1);
+    assert.equal(await counter.count(), 2);
+    assert.equal(logged.length, 1, logged.join('\n'));
+    assert.match(logged[0]!, /^reclib: the library-count thread failed \(TypeError: Cannot open database because the directory does not exist\); \/metrics counts recordings on the server's connection/);
+  });
+
   it('the built bundle serves /metrics with --metrics-token (the counting worker included) and still stops with exit 0', async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-metrics-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
