@@ -8,14 +8,19 @@
 // checkpoint-policy.ts (when to truncate; types apart, which esbuild drops) and sqlite.ts (opening
 // the connection, with better-sqlite3's JavaScript, most of the file), so it loads fast.
 import fs from 'node:fs';
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { TruncationPlan } from './checkpoint-policy';
+import { framesAdded, passDue, TruncationPlan } from './checkpoint-policy';
 import { openSqlite } from './sqlite';
 
 /** What the server passes at start. */
 export interface CheckpointerWorkerData {
   file: string;
+  /** A passive pass at least this often while the WAL changes. */
   everyMs: number;
+  /** And sooner, once this many frames were added since the last pass (looked for every pollMs). */
+  passFrames: number;
+  pollMs: number;
   /** Checkpoint passes in a row that may fail before the worker gives up (by throwing). */
   maxFailures: number;
   /** A WAL file larger than this is truncated at the next quiet pass (the server's writers do not cut it back, see checkpointer.ts). */
@@ -70,6 +75,10 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   let lastLog = -1;
   let quiet = false;
   const plan = new TruncationPlan({ ...data.erase, sizeLimit: data.sizeLimit }, Date.now());
+  const frames = walIndexFrames(data.file);
+  let lastPassAt = Date.now();
+  // Frames in the WAL at start count as new: a WAL left large by the last run gets a pass at once.
+  let framesAtPass = 0;
 
   /** A TRUNCATE checkpoint; whether it emptied the WAL file. */
   const truncate = (): boolean => {
@@ -92,6 +101,8 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
 
   const pass = () => {
     const t = Date.now();
+    lastPassAt = t;
+    framesAtPass = frames?.() ?? 0;
     try {
       const r = checkpoint('PASSIVE');
       failures = 0;
@@ -107,7 +118,14 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     }
     const truncation = plan.next(t, quiet, walSize);
     if (truncation) plan.done(truncation, truncate(), Date.now());
-    timer = setTimeout(pass, data.everyMs);
+  };
+
+  // While writes come, looks every pollMs whether a pass is due; when the last pass found nothing
+  // new (or the WAL index cannot be read), passes after everyMs.
+  const tick = (slow: boolean) => {
+    if (slow || passDue(Date.now(), lastPassAt, data.everyMs, frames && framesAdded(framesAtPass, frames()), data.passFrames)) pass();
+    const nextSlow = quiet || !frames;
+    timer = setTimeout(() => tick(nextSlow), nextSlow ? data.everyMs : data.pollMs);
   };
 
   port.on('message', (m: CheckpointerCommand) => {
@@ -117,7 +135,35 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     db.close();
     port.close();
   });
-  timer = setTimeout(pass, data.everyMs);
+  timer = setTimeout(() => tick(false), data.pollMs);
+}
+
+/**
+ * The WAL index's mxFrame (frames in the WAL), read from the -shm file's header as
+ * src/db/commit-watch.ts reads it (a plain read sees SQLite's shared mapping on Linux and macOS;
+ * the header is in native byte order, https://sqlite.org/walformat.html); undefined elsewhere or
+ * when the file cannot be opened, and then passes come every everyMs only. A torn read costs at
+ * most one pass too many or too few.
+ */
+function walIndexFrames(file: string): (() => number) | undefined {
+  if (process.platform !== 'linux' && process.platform !== 'darwin') return undefined;
+  let fd: number;
+  try {
+    fd = fs.openSync(`${fs.realpathSync(file)}-shm`, 'r');
+  } catch {
+    return undefined;
+  }
+  // Kept open for the thread's life: closing a descriptor of the file would drop SQLite's locks on it.
+  const header = Buffer.alloc(20);
+  const little = os.endianness() === 'LE';
+  return () => {
+    try {
+      if (fs.readSync(fd, header, 0, 20, 0) < 20) return 0;
+    } catch {
+      return 0;
+    }
+    return little ? header.readUInt32LE(16) : header.readUInt32BE(16);
+  };
 }
 
 if (!parentPort) throw new Error('checkpointer-worker runs as a worker thread, started by src/db/checkpointer.ts');

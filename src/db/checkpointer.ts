@@ -1,5 +1,7 @@
 // The WAL checkpointer of `reclib serve`: a worker thread with its own connection that copies
-// committed WAL frames back into the database file every CHECKPOINT_EVERY_MS, so that the copy and
+// committed WAL frames back into the database file every CHECKPOINT_EVERY_MS, or sooner once
+// CHECKPOINT_PASS_FRAMES frames were written (checkpoint-policy.ts passDue: the less a pass copies,
+// the shorter the wait of the commit behind its fsync), so that the copy and
 // its two fsyncs (WAL, then database) block that thread, not the event loop. At 1M recordings the
 // checkpoints inside requests were one of the places where creates sat waiting for the disk.
 //
@@ -47,6 +49,10 @@ import { WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages, type Db } from './o
 export type { CheckpointReport } from './checkpointer-worker';
 
 export const CHECKPOINT_EVERY_MS = 100;
+/** A pass sooner once this many frames (~2 MB of 4 KB pages) were written since the last (checkpoint-policy.ts passDue says why). */
+export const CHECKPOINT_PASS_FRAMES = 512;
+/** How often the worker looks at the WAL index while writes come. */
+const CHECKPOINT_POLL_MS = 10;
 /** The server connection's autocheckpoint while the worker runs: about 200 MB of WAL. */
 export const BACKSTOP_BYTES = 200 * 1024 * 1024;
 /** Checkpoint passes in a row that may fail before the worker gives up. */
@@ -80,6 +86,7 @@ export class Checkpointer {
     private readonly everyMs = CHECKPOINT_EVERY_MS,
     private readonly eraseDelayMs = ERASE_DELAY_MS,
     private readonly eraseMaxDelayMs = ERASE_MAX_DELAY_MS,
+    private readonly passFrames = CHECKPOINT_PASS_FRAMES,
   ) {}
 
   /**
@@ -98,6 +105,8 @@ export class Checkpointer {
       worker = spawnWorker({
         file: this.file,
         everyMs: this.everyMs,
+        passFrames: this.passFrames,
+        pollMs: Math.min(CHECKPOINT_POLL_MS, this.everyMs),
         maxFailures: MAX_FAILURES,
         sizeLimit: WAL_SIZE_LIMIT,
         erase: { delayMs: this.eraseDelayMs, maxDelayMs: Math.max(this.eraseDelayMs, this.eraseMaxDelayMs), waitMs: ERASE_WAIT_MS, maxBackoffMs: ERASE_MAX_BACKOFF_MS },

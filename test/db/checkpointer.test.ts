@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { testConfig } from '../../src/config';
-import { TruncationPlan } from '../../src/db/checkpoint-policy';
+import { framesAdded, passDue, TruncationPlan } from '../../src/db/checkpoint-policy';
 import { BACKSTOP_BYTES, Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
 import { openDatabase, WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
@@ -50,6 +50,29 @@ describe('WAL checkpoints run in a worker thread', () => {
     await checkpointer.stop();
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), walPages(db, WAL_AUTOCHECKPOINT_BYTES), 'back to the usual threshold');
     assert.equal(db.pragma('journal_size_limit', { simple: true }), WAL_SIZE_LIMIT, 'and the usual size limit');
+    db.close();
+  });
+
+  it('a pass is due everyMs after the last, or sooner once passFrames frames were written since', () => {
+    assert.equal(passDue(1_099, 1_000, 100, 10, 512), false);
+    assert.equal(passDue(1_100, 1_000, 100, 10, 512), true, 'the interval');
+    assert.equal(passDue(1_010, 1_000, 100, 512, 512), true, 'enough frames');
+    assert.equal(passDue(1_010, 1_000, 100, undefined, 512), false, 'no WAL index to read: the interval only');
+    assert.equal(framesAdded(100, 700), 600);
+    assert.equal(framesAdded(900, 40), 40, 'the WAL started over');
+  });
+
+  it('under a burst of writes a pass comes as soon as passFrames frames were written, long before the interval', async () => {
+    const file = tmpDb();
+    const db = openDatabase(file);
+    const checkpointer = new Checkpointer(file, db, 60_000, 60_000, 60_000, 64);
+    const early = report(checkpointer, (r) => r.checkpointed > 0 && !r.truncated, 3_000);
+    checkpointer.start();
+    const insert = db.prepare('INSERT INTO accounts (id, name, app_integration, created_at) VALUES (?, ?, ?, 1)');
+    for (let i = 0; i < 200; i++) insert.run(`acc_${i}`, `n${i}`, `int_${i}`);
+    const r = await early; // rejects after 3 s: only the frame count can have started it
+    assert.ok(r.checkpointed >= 64, `copied ${r.checkpointed} frames`);
+    await checkpointer.stop();
     db.close();
   });
 

@@ -42,7 +42,7 @@ describe("the bundle's worker files", () => {
 
   it('checkpointer-worker checkpoints the file on its own connection, and stops when told', async () => {
     await made;
-    const data: CheckpointerWorkerData = { file: db, everyMs: 10, maxFailures: 3, sizeLimit: 1 << 30, erase: { delayMs: 0, maxDelayMs: 0, waitMs: 100, maxBackoffMs: 100 } };
+    const data: CheckpointerWorkerData = { file: db, everyMs: 10, passFrames: 512, pollMs: 10, maxFailures: 3, sizeLimit: 1 << 30, erase: { delayMs: 0, maxDelayMs: 0, waitMs: 100, maxBackoffMs: 100 } };
     const { worker, message } = await firstMessage('checkpointer-worker', data);
     const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
     assert.equal(typeof (message as { log?: unknown }).log, 'number', JSON.stringify(message));
