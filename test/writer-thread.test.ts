@@ -131,6 +131,27 @@ describe('writes on the writer thread', () => {
     assert.equal(ids.size, 39);
   });
 
+  it('a v1 create takes the same call: its own answer shape and headers, a replay and a conflict', async (t) => {
+    const s = await serveInProcess(t, { rateLimit: 50 });
+    const { key } = s.account();
+    const post = (idem: string, body: unknown) => fetch(`${s.url}/api/v1/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': idem }), body: JSON.stringify(body) });
+    const created = await post('v1', { kind: 'clip', transcript: 'from an old app' });
+    assert.equal(created.status, 200);
+    const { recording } = (await created.json()) as { recording: { id: string; kind: string; transcript: string } };
+    assert.equal(recording.kind, 'clip');
+    assert.equal(recording.transcript, 'from an old app');
+    assert.equal(created.headers.get('location'), `/api/v1/recordings/${recording.id}`);
+    assert.equal(created.headers.get('etag'), '"1"');
+    assert.equal(created.headers.get('ratelimit-remaining'), '49');
+    const replay = await post('v1', { kind: 'clip', transcript: 'from an old app' });
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(((await replay.json()) as { recording: { id: string } }).recording.id, recording.id);
+    const conflict = await post('v1', { kind: 'clip', transcript: 'another text' });
+    assert.equal(conflict.status, 409);
+    assert.equal(((await conflict.json()) as { error: { code: string } }).error.code, 'idempotency_conflict');
+    assert.equal(conflict.headers.get('ratelimit-remaining'), '47');
+  });
+
   it('calls that commit as the thread is told to close are answered, not dropped', async (t) => {
     const s = await serveInProcess(t);
     const account = s.account();

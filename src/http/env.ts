@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import type { Principal } from '../permissions';
 import type { Services } from '../services';
 import type { RateLimiter } from './rate-limit';
-import type { WriteCallArgs, WriteCallName, WriteCallResult } from './write-calls';
+import type { WriteCaller } from './write-calls';
 
 export type AppEnv = {
   Variables: {
@@ -38,9 +38,8 @@ export interface ForwardedAnswer {
   body: Uint8Array;
 }
 
-export interface WriteForwarder {
+/** call() runs a service call on the writer thread (write-calls.ts); it rejects with the call's error, or as forward() does. */
+export interface WriteForwarder extends WriteCaller {
   /** Rejects with an AppError (503) when the writer thread cannot take requests. */
   forward(request: ForwardedRequest): Promise<ForwardedAnswer>;
-  /** Runs a service call on the writer thread (write-calls.ts); rejects with its error, or as forward() does. */
-  call<K extends WriteCallName>(name: K, ...args: WriteCallArgs<K>): Promise<WriteCallResult<K>>;
 }

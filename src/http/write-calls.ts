@@ -21,6 +21,18 @@ type Call<K extends WriteCallName> = (typeof WRITE_CALLS)[K];
 export type WriteCallArgs<K extends WriteCallName> = Parameters<Call<K>> extends [Services, ...infer A] ? A : never;
 export type WriteCallResult<K extends WriteCallName> = Awaited<ReturnType<Call<K>>>;
 
+/** What runs a call on the writer thread (src/writer-thread.ts; HttpDeps.writes). */
+export interface WriteCaller {
+  call<K extends WriteCallName>(name: K, ...args: WriteCallArgs<K>): Promise<WriteCallResult<K>>;
+}
+
+/** Runs a call on the writer thread when the server has one (`writes`), else here: the same code either way. */
+export function runWrite<K extends WriteCallName>(services: Services, writes: WriteCaller | undefined, name: K, ...args: WriteCallArgs<K>): Promise<WriteCallResult<K>> {
+  if (writes) return writes.call(name, ...args);
+  const call = WRITE_CALLS[name] as unknown as (s: Services, ...a: WriteCallArgs<K>) => WriteCallResult<K> | Promise<WriteCallResult<K>>;
+  return Promise.resolve().then(() => call(services, ...args));
+}
+
 /** A call's error as it crosses (structured clone keeps neither the class nor own fields such as code). */
 export interface CallError {
   app: boolean;

@@ -12,6 +12,7 @@ import { IdParams, RecordingsNextCursor } from '../schemas';
 import { CreateV1Body, LatestClipQuery, ListV1Query, PutV1Body, V1_IDEMPOTENCY_MAX, type ListV1 } from './recordings-input';
 import { RecordingV1Response, RecordingV1Schema, recordingV1Json, writtenV1 } from './recordings-shape';
 import { idempotencyKey, ifMatch, ifMatchFor } from '../request-headers';
+import { runWrite } from '../write-calls';
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag (revision) of your last read: "3", W/"3" or 3. Missing: 428; stale: 412.' };
 
@@ -66,12 +67,13 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
         409: { description: 'idempotency_conflict' },
         410: { description: 'The recording this key or externalId created was deleted' },
       },
+      writerCall: true,
     },
     async (c, { body, principal }) => {
       const { kind, ...rest } = body;
       const input: CreateInput = { ...rest, type: kind };
       // With captureInput from a session, the input mapping decides the type (RecordingService).
-      const { row, replayed } = await recordings.createGrouped(principal, input, idempotencyKey(c, V1_IDEMPOTENCY_MAX, 'new recording'));
+      const { row, replayed } = await runWrite(deps.services, deps.writes, 'createRecording', principal, input, idempotencyKey(c, V1_IDEMPOTENCY_MAX, 'new recording'));
       c.header('ETag', etag(row.revision));
       c.header('Location', `/api/v1/recordings/${row.id}`);
       if (replayed) c.header('Idempotent-Replayed', 'true');

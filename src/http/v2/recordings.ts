@@ -15,6 +15,7 @@ import { jsonAnswer, type ApiRouter } from '../router';
 import { Id, IdParams, queryInt, RecordedAt, RecordingsLimit, RecordingsNextCursor } from '../schemas';
 import { RecordingSchema } from '../schemas/recordings';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
+import { runWrite } from '../write-calls';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
 
@@ -119,7 +120,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
     },
     async (c, { body, principal }) => {
       const key = idempotencyKey(c, MAX_IDEMPOTENCY_KEY, 'new recording');
-      const { row, replayed } = await (deps.writes ? deps.writes.call('createRecording', principal, body, key) : recordings.createGrouped(principal, body, key));
+      const { row, replayed } = await runWrite(deps.services, deps.writes, 'createRecording', principal, body, key);
       const headers: Record<string, string> = { etag: etag(row.revision), location: `/api/v2/recordings/${row.id}` };
       if (replayed) headers['idempotent-replayed'] = 'true';
       return jsonAnswer(c, written(principal, row), headers, replayed ? 200 : 201);
