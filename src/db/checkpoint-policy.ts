@@ -84,5 +84,19 @@ export function passDue(now: number, lastPassAt: number, everyMs: number, frames
   return now - lastPassAt >= everyMs || (framesSince !== undefined && framesSince >= passFrames);
 }
 
-/** Frames added to the WAL from `before` to `now` (the WAL index's mxFrame); a WAL that started over counts from 0. */
-export const framesAdded = (before: number, now: number): number => (now >= before ? now - before : now);
+/** Where the WAL is: its frames (the WAL index's mxFrame) and its salts, which change whenever it starts over. */
+export interface WalPosition {
+  frames: number;
+  salt1: number;
+  salt2: number;
+}
+
+/**
+ * Frames written from `before` to `now`: all of `now`'s when the WAL started over in between (a
+ * writer's restart, or a truncation), which the salts tell even once the new WAL has grown past
+ * the old count.
+ */
+export function framesSince(before: WalPosition, now: WalPosition): number {
+  if (now.salt1 !== before.salt1 || now.salt2 !== before.salt2 || now.frames < before.frames) return now.frames;
+  return now.frames - before.frames;
+}

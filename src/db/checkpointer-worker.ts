@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { framesAdded, passDue, TruncationPlan } from './checkpoint-policy';
+import { framesSince, passDue, TruncationPlan, type WalPosition } from './checkpoint-policy';
 import { openSqlite } from './sqlite';
 
 /** What the server passes at start. */
@@ -75,10 +75,14 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   let lastLog = -1;
   let quiet = false;
   const plan = new TruncationPlan({ ...data.erase, sizeLimit: data.sizeLimit }, Date.now());
-  const frames = walIndexFrames(data.file);
-  let lastPassAt = Date.now();
+  const walIndex = walIndexReader(data.file);
+  // Pass timing on the monotonic clock (a wall clock set back must not hold passes, and with them
+  // the truncations, up); the truncation plan keeps wall-clock times, as the server's messages do.
+  let lastPassAt = performance.now();
   // Frames in the WAL at start count as new: a WAL left large by the last run gets a pass at once.
-  let framesAtPass = 0;
+  let atPass: WalPosition = { frames: 0, salt1: -1, salt2: -1 };
+  let seen: WalPosition | undefined;
+  let movedAt = lastPassAt;
 
   /** A TRUNCATE checkpoint; whether it emptied the WAL file. */
   const truncate = (): boolean => {
@@ -101,8 +105,8 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
 
   const pass = () => {
     const t = Date.now();
-    lastPassAt = t;
-    framesAtPass = frames?.() ?? 0;
+    lastPassAt = performance.now();
+    atPass = walIndex?.() ?? atPass;
     try {
       const r = checkpoint('PASSIVE');
       failures = 0;
@@ -120,11 +124,15 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     if (truncation) plan.done(truncation, truncate(), Date.now());
   };
 
-  // While writes come, looks every pollMs whether a pass is due; when the last pass found nothing
-  // new (or the WAL index cannot be read), passes after everyMs.
+  // While the WAL moves (and for everyMs after it last did), looks every pollMs whether a pass is
+  // due; otherwise (or when the WAL index cannot be read) passes every everyMs, as it always did.
   const tick = (slow: boolean) => {
-    if (slow || passDue(Date.now(), lastPassAt, data.everyMs, frames && framesAdded(framesAtPass, frames()), data.passFrames)) pass();
-    const nextSlow = quiet || !frames;
+    const now = walIndex?.();
+    const t = performance.now();
+    if (now && (!seen || now.frames !== seen.frames || now.salt1 !== seen.salt1 || now.salt2 !== seen.salt2)) movedAt = t;
+    seen = now;
+    if (slow || passDue(t, lastPassAt, data.everyMs, now && framesSince(atPass, now), data.passFrames)) pass();
+    const nextSlow = !now || t - movedAt >= data.everyMs;
     timer = setTimeout(() => tick(nextSlow), nextSlow ? data.everyMs : data.pollMs);
   };
 
@@ -139,13 +147,13 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
 }
 
 /**
- * The WAL index's mxFrame (frames in the WAL), read from the -shm file's header as
- * src/db/commit-watch.ts reads it (a plain read sees SQLite's shared mapping on Linux and macOS;
- * the header is in native byte order, https://sqlite.org/walformat.html); undefined elsewhere or
- * when the file cannot be opened, and then passes come every everyMs only. A torn read costs at
- * most one pass too many or too few.
+ * The WAL index header's mxFrame and salts, read from the -shm file as src/db/commit-watch.ts
+ * reads it (a plain read sees SQLite's shared mapping on Linux and macOS; the header is in native
+ * byte order: https://sqlite.org/walformat.html); undefined elsewhere or when the file cannot be
+ * opened, and then passes come every everyMs only. A torn read costs at most one pass too many
+ * or too few.
  */
-function walIndexFrames(file: string): (() => number) | undefined {
+function walIndexReader(file: string): (() => WalPosition | undefined) | undefined {
   if (process.platform !== 'linux' && process.platform !== 'darwin') return undefined;
   let fd: number;
   try {
@@ -153,16 +161,17 @@ function walIndexFrames(file: string): (() => number) | undefined {
   } catch {
     return undefined;
   }
-  // Kept open for the thread's life: closing a descriptor of the file would drop SQLite's locks on it.
-  const header = Buffer.alloc(20);
-  const little = os.endianness() === 'LE';
+  // Never closed, as CommitWatch's: closing any descriptor of the file would drop the POSIX locks
+  // that every SQLite connection of this process holds on it. One per start of this thread.
+  const header = Buffer.alloc(40);
+  const u32 = os.endianness() === 'LE' ? (at: number) => header.readUInt32LE(at) : (at: number) => header.readUInt32BE(at);
   return () => {
     try {
-      if (fs.readSync(fd, header, 0, 20, 0) < 20) return 0;
+      if (fs.readSync(fd, header, 0, 40, 0) < 40) return undefined;
     } catch {
-      return 0;
+      return undefined;
     }
-    return little ? header.readUInt32LE(16) : header.readUInt32BE(16);
+    return { frames: u32(16), salt1: u32(32), salt2: u32(36) };
   };
 }
 

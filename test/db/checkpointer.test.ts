@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { testConfig } from '../../src/config';
-import { framesAdded, passDue, TruncationPlan } from '../../src/db/checkpoint-policy';
+import { framesSince, passDue, TruncationPlan } from '../../src/db/checkpoint-policy';
 import { BACKSTOP_BYTES, Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
 import { openDatabase, WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
@@ -58,8 +58,10 @@ describe('WAL checkpoints run in a worker thread', () => {
     assert.equal(passDue(1_100, 1_000, 100, 10, 512), true, 'the interval');
     assert.equal(passDue(1_010, 1_000, 100, 512, 512), true, 'enough frames');
     assert.equal(passDue(1_010, 1_000, 100, undefined, 512), false, 'no WAL index to read: the interval only');
-    assert.equal(framesAdded(100, 700), 600);
-    assert.equal(framesAdded(900, 40), 40, 'the WAL started over');
+    const at = (frames: number, salt1 = 7, salt2 = 99) => ({ frames, salt1, salt2 });
+    assert.equal(framesSince(at(100), at(700)), 600);
+    assert.equal(framesSince(at(900), at(40)), 40, 'the WAL started over');
+    assert.equal(framesSince(at(300), at(812, 8, 12345)), 812, 'started over and grew past the old count: the salts tell');
   });
 
   it('under a burst of writes a pass comes as soon as passFrames frames were written, long before the interval', async () => {
