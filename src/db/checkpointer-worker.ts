@@ -1,7 +1,8 @@
 // The checkpointer's worker thread (started by src/db/checkpointer.ts, which says why it exists).
-// It has its own connection to the database file and, every `everyMs`, copies committed WAL frames
-// into the database file with a PASSIVE checkpoint; after a delete (an 'erase' message) and once
-// at start-up it truncates the WAL instead, so that deleted text leaves the WAL file too.
+// It has its own connection to the database file and, every `everyMs` or once `passFrames` frames
+// were written (checkpoint-policy.ts passDue), copies committed WAL frames into the database file
+// with a PASSIVE checkpoint; after a delete (an 'erase' message) and once at start-up it truncates
+// the WAL instead, so that deleted text leaves the WAL file too.
 //
 // A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
 // from source through tsx in tests. It imports nothing of reclib at run time but the few lines of
