@@ -4,7 +4,7 @@
 // Bump GENERATOR_VERSION whenever the output changes: it is part of the cache key.
 import { buildVocabulary, COMMON_WORD, RARE_WORD, TWO_WORDS, WIDE_PREFIX } from './vocabulary';
 
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 /** Number of recordings that carry RARE_WORD, whatever the corpus size (a known small set). */
 export const RARE_COUNT = 25;

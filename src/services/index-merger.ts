@@ -8,7 +8,8 @@
 // quiet for QUIET_MS, in small 'merge' slices: first a merge that automerge started (at a million
 // recordings the top level's merge rewrites ~600 MB), which would otherwise go on inside later
 // writes, then any level of four or more segments (usermerge 4, schema 7; schema.sql says why not
-// two), so a library at rest keeps at most 3 segments per level.
+// two), so a library at rest keeps at most 3 segments per level. After a long quiet spell with
+// nothing left to merge it compacts the whole index into one segment (COMPACT_QUIET_MS says why).
 //
 // Quiet means the event loop was busy at most QUIET_UTILIZATION (5%) of the time: over the whole
 // QUIET_MS before the first slice, and in the short gap before each next one, so a request in
@@ -40,6 +41,22 @@ const AGAIN_AFTER_MS = 10;
 const LATE_LOOK_MS = 5 * CHECK_EVERY_MS;
 /** Event-loop utilization up to which the time since the last look counts as quiet. */
 export const QUIET_UTILIZATION = 0.05;
+/**
+ * Compaction at rest: after this long quiet (and with no merge left to do), the whole index is
+ * merged into one segment on a level of its own, in slices of COMPACT_PAGES, at most once per
+ * COMPACT_EVERY_MS and only if text was indexed since the last. Why: FTS5 puts a merge's output one
+ * level up, beside whatever is there, so the largest segments share a level with the small ones
+ * that bursts of writes promote to it, and once that level holds 8 (automerge) the merge inside
+ * the writes takes them all: the whole index, 64 × levels pages at a time. At 1M recordings a burst
+ * of creates left 19 segments with such a merge in progress, and edits' p50 went from 15-19 to 27.6
+ * ms (bench/results-notes.md, 2026-11-26 evening). On an index compacted first, the same 60,000
+ * creates left the largest segment alone on its level and 17 small ones below it, and edits (in
+ * process) took 12.6 ms p50, 25 ms p99 against 13.8 and 41 on the seeded 3 segments. The cost: the
+ * whole index rewritten (~300,000 pages, ~600 MB of WAL and ~6 s of CPU at 1M) in quiet time.
+ */
+export const COMPACT_QUIET_MS = 60_000;
+export const COMPACT_EVERY_MS = 24 * 3600_000;
+export const COMPACT_PAGES = 64;
 
 export interface IdleSignals {
   now(): number;
@@ -63,6 +80,8 @@ export interface MergerOptions {
   signals?: IdleSignals;
   /** Quiet time before the first slice (tests shorten it). */
   quietMs?: number;
+  /** Quiet time before compaction (tests shorten it). */
+  compactQuietMs?: number;
   /** A count of requests answered on another thread (default: Core.requestsElsewhere); a change is work. */
   requestsElsewhere?: () => number;
 }
@@ -79,6 +98,11 @@ export class IndexMerger implements Worker {
   private readonly quietMs: number;
   private readonly requestsElsewhere: (() => number) | undefined;
   private seenElsewhere = 0;
+  private readonly compactQuietMs: number;
+  /** When the last compaction finished (signals' clock); undefined: not since the start. */
+  private compactedAt: number | undefined;
+  /** Text was indexed since the last compaction (unknown at start: the file may hold a burst). */
+  private writtenSinceCompaction = true;
 
   constructor(
     private readonly core: Core,
@@ -87,6 +111,7 @@ export class IndexMerger implements Worker {
   ) {
     this.signals = options.signals ?? eventLoopSignals();
     this.quietMs = options.quietMs ?? QUIET_MS;
+    this.compactQuietMs = options.compactQuietMs ?? COMPACT_QUIET_MS;
     this.requestsElsewhere = options.requestsElsewhere ?? core.requestsElsewhere;
     this.lastLookAt = this.signals.now();
   }
@@ -94,6 +119,7 @@ export class IndexMerger implements Worker {
   /** Text was indexed: merges may be due once the server is quiet. */
   noteWrite(): void {
     this.pending = true;
+    this.writtenSinceCompaction = true;
   }
 
   start(): void {
@@ -119,14 +145,29 @@ export class IndexMerger implements Worker {
     const quiet = this.signals.utilization() <= QUIET_UTILIZATION && now - this.lastLookAt <= LATE_LOOK_MS && calmElsewhere;
     this.quietSince = quiet ? (this.quietSince ?? this.lastLookAt) : undefined;
     this.lastLookAt = now;
-    if (!this.pending || this.quietSince === undefined || now - this.quietSince < this.quietMs) return false;
-    const worked = this.slice();
+    if (this.quietSince === undefined) return false;
+    const quietFor = now - this.quietSince;
+    let worked: boolean | undefined;
+    if (this.pending) {
+      if (quietFor < this.quietMs) return false;
+      worked = this.slice();
+      if (worked !== undefined) this.pending = worked;
+    } else if (this.compactionDue(now) && quietFor >= this.compactQuietMs) {
+      worked = this.compactSlice();
+      if (worked === false) {
+        this.compactedAt = now;
+        this.writtenSinceCompaction = false;
+      }
+    } else return false;
     // A failed slice (busy database) leaves the work pending and waits for a whole quiet spell.
     if (worked === undefined) this.quietSince = undefined;
-    else this.pending = worked;
     // The slice itself is not load: the next look measures only the gap after it.
     this.startLook();
     return worked === true;
+  }
+
+  private compactionDue(now: number): boolean {
+    return this.writtenSinceCompaction && (this.compactedAt === undefined || now - this.compactedAt >= COMPACT_EVERY_MS);
   }
 
   /** No request answered elsewhere since the previous look (true where nothing else answers requests). */
@@ -157,6 +198,16 @@ export class IndexMerger implements Worker {
       return this.core.writer.writeNow(() => this.store.mergeSlice(pages));
     } catch {
       // Maintenance only: a busy, failing or closed database skips this slice.
+      return undefined;
+    }
+  }
+
+  /** One slice of compaction (see COMPACT_QUIET_MS), as slice() runs one of merging. */
+  compactSlice(pages = COMPACT_PAGES): boolean | undefined {
+    if (this.core.writer.health.status) return undefined;
+    try {
+      return this.core.writer.writeNow(() => this.store.compactSlice(pages));
+    } catch {
       return undefined;
     }
   }

@@ -148,4 +148,12 @@ export class RecordingStore {
     this.s.merge.run(pages);
     return this.s.totalChanges.get()! - before >= 2;
   }
+  /**
+   * Up to `pages` pages of compaction: FTS5's 'merge' with a negative argument moves every segment
+   * to one new top level and merges them there, a slice at a time (an 'optimize' in steps). Whether
+   * it did work: none once the index is one segment.
+   */
+  compactSlice(pages: number): boolean {
+    return this.mergeSlice(-pages);
+  }
 }

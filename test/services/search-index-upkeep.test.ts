@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { testConfig } from '../../src/config';
 import { BUSY_TIMEOUT_MS, type Db } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
-import { CHECK_EVERY_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES } from '../../src/services/index-merger';
+import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES } from '../../src/services/index-merger';
 import { startServer } from '../../src/server';
 import { RecordingStore } from '../../src/store/recording-store';
 import { integrityCheck, matches } from '../helpers/fts';
@@ -91,6 +91,55 @@ describe('FTS upkeep', () => {
     assert.equal(matches(core.db, 'alpha').length, 64);
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
+  });
+
+  it('after a long quiet spell with nothing left to merge, the index is compacted into one segment, once a day at most and only after new text', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 0)"); // test setup: segments stay apart
+    const write = (from: number, to: number) => {
+      for (let i = from; i < to; i++) recordings.create(principal, { type: 'clip', transcript: `alpha beta ${i} gamma${i}` }, `c-${i}`);
+    };
+    write(0, 30);
+    let now = 0;
+    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => 0 } });
+    let compactions = 0;
+    const compact = recordings.store.compactSlice.bind(recordings.store);
+    recordings.store.compactSlice = (pages: number) => {
+      compactions++;
+      return compact(pages);
+    };
+    const quiet = (ms: number) => {
+      for (let t = 0; t < ms; t += CHECK_EVERY_MS) {
+        now += CHECK_EVERY_MS;
+        merger.tick();
+      }
+    };
+    quiet(QUIET_MS + 5 * CHECK_EVERY_MS);
+    write(30, 32); // two more segments: with the first, a level of three, which the usual merging leaves
+    merger.noteWrite();
+    quiet(QUIET_MS + 5 * CHECK_EVERY_MS);
+    const merged = segments(core.db);
+    assert.ok(merged > 1, `the usual merging leaves levels of up to 3 (${merged} segments)`);
+    assert.equal(compactions, 0, 'not after 2 s of quiet');
+    quiet(COMPACT_QUIET_MS);
+    assert.ok(compactions >= 1);
+    assert.equal(segments(core.db), 1, 'compacted');
+    integrityCheck(core.db);
+    assert.equal(matches(core.db, 'alpha').length, 32);
+    const after = compactions;
+    quiet(COMPACT_QUIET_MS * 2);
+    assert.equal(compactions, after, 'nothing new: not again');
+    write(32, 40);
+    merger.noteWrite();
+    quiet(COMPACT_QUIET_MS * 2);
+    assert.equal(compactions, after, 'new text, but within a day of the last');
+    now += COMPACT_EVERY_MS;
+    quiet(COMPACT_QUIET_MS + CHECK_EVERY_MS);
+    assert.ok(compactions > after, 'a day later');
+    assert.equal(segments(core.db), 1);
+    assert.equal(matches(core.db, 'alpha').length, 40);
   });
 
   it('the merger waits for 2 s of quiet, and stops at the first look that saw work or came late', () => {
