@@ -9,7 +9,8 @@
 // recordings the top level's merge rewrites ~600 MB), which would otherwise go on inside later
 // writes, then any level of four or more segments (usermerge 4, schema 7; schema.sql says why not
 // two), so a library at rest keeps at most 3 segments per level. After a long quiet spell with
-// nothing left to merge it compacts the whole index into one segment (COMPACT_QUIET_MS says why).
+// nothing left to merge it compacts the whole index into one segment, at most once a week
+// (COMPACT_QUIET_MS says why).
 //
 // Quiet means the event loop was busy at most QUIET_UTILIZATION (5%) of the time: over the whole
 // QUIET_MS before the first slice, and in the short gap before each next one, so a request in
@@ -55,7 +56,13 @@ export const QUIET_UTILIZATION = 0.05;
  * whole index rewritten (~300,000 pages, ~600 MB of WAL and ~6 s of CPU at 1M) in quiet time.
  */
 export const COMPACT_QUIET_MS = 60_000;
-export const COMPACT_EVERY_MS = 24 * 3600_000;
+/**
+ * A week: each compaction adds a level to FTS5's structure (it moves every segment to a new top
+ * level; FTS5 caps them at 64 and never removes one), and FTS5's merge work inside a write is 64
+ * pages × levels per 64 pages written, so frequent compactions would make those steps larger. The
+ * first is a week after the start, not at every start.
+ */
+export const COMPACT_EVERY_MS = 7 * 24 * 3600_000;
 export const COMPACT_PAGES = 64;
 
 export interface IdleSignals {
@@ -99,10 +106,12 @@ export class IndexMerger implements Worker {
   private readonly requestsElsewhere: (() => number) | undefined;
   private seenElsewhere = 0;
   private readonly compactQuietMs: number;
-  /** When the last compaction finished (signals' clock); undefined: not since the start. */
-  private compactedAt: number | undefined;
-  /** Text was indexed since the last compaction (unknown at start: the file may hold a burst). */
-  private writtenSinceCompaction = true;
+  /** When the last compaction began (signals' clock); the start counts as one (see COMPACT_EVERY_MS). */
+  private compactedAt: number;
+  /** Text was indexed since the last compaction began. */
+  private writtenSinceCompaction = false;
+  /** A compaction is under way: it goes on at every quiet spell until it is done. */
+  private compacting = false;
 
   constructor(
     private readonly core: Core,
@@ -114,6 +123,7 @@ export class IndexMerger implements Worker {
     this.compactQuietMs = options.compactQuietMs ?? COMPACT_QUIET_MS;
     this.requestsElsewhere = options.requestsElsewhere ?? core.requestsElsewhere;
     this.lastLookAt = this.signals.now();
+    this.compactedAt = this.lastLookAt;
   }
 
   /** Text was indexed: merges may be due once the server is quiet. */
@@ -148,13 +158,20 @@ export class IndexMerger implements Worker {
     if (this.quietSince === undefined) return false;
     const quietFor = now - this.quietSince;
     let worked: boolean | undefined;
-    if (this.pending) {
+    if (this.compacting || this.pending) {
       if (quietFor < this.quietMs) return false;
-      worked = this.slice();
-      if (worked !== undefined) this.pending = worked;
+      // A compaction under way is finished first (an ordinary slice would go on with it anyway:
+      // FTS5 continues a merge in progress before it starts another).
+      worked = this.compacting ? this.compactSlice() : this.slice();
+      if (worked !== undefined) {
+        if (this.compacting) this.compacting = worked;
+        else this.pending = worked;
+      }
     } else if (this.compactionDue(now) && quietFor >= this.compactQuietMs) {
       worked = this.compactSlice();
-      if (worked === false) {
+      // Begun (or nothing to do): not due again for COMPACT_EVERY_MS, nor before new text.
+      if (worked !== undefined) {
+        this.compacting = worked;
         this.compactedAt = now;
         this.writtenSinceCompaction = false;
       }
@@ -167,7 +184,7 @@ export class IndexMerger implements Worker {
   }
 
   private compactionDue(now: number): boolean {
-    return this.writtenSinceCompaction && (this.compactedAt === undefined || now - this.compactedAt >= COMPACT_EVERY_MS);
+    return this.writtenSinceCompaction && now - this.compactedAt >= COMPACT_EVERY_MS;
   }
 
   /** No request answered elsewhere since the previous look (true where nothing else answers requests). */

@@ -93,15 +93,15 @@ describe('FTS upkeep', () => {
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
   });
 
-  it('after a long quiet spell with nothing left to merge, the index is compacted into one segment, once a day at most and only after new text', () => {
+  it('after a long quiet spell with nothing left to merge, the index is compacted into one segment, once a week at most and only after new text', () => {
     const h = harness();
     const { recordings, core } = h.services;
     const principal = h.services.auth.authenticate(h.key());
     core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 0)"); // test setup: segments stay apart
     const write = (from: number, to: number) => {
       for (let i = from; i < to; i++) recordings.create(principal, { type: 'clip', transcript: `alpha beta ${i} gamma${i}` }, `c-${i}`);
+      merger.noteWrite();
     };
-    write(0, 30);
     let now = 0;
     const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => 0 } });
     let compactions = 0;
@@ -116,30 +116,70 @@ describe('FTS upkeep', () => {
         merger.tick();
       }
     };
+    write(0, 30);
     quiet(QUIET_MS + 5 * CHECK_EVERY_MS);
     write(30, 32); // two more segments: with the first, a level of three, which the usual merging leaves
-    merger.noteWrite();
     quiet(QUIET_MS + 5 * CHECK_EVERY_MS);
     const merged = segments(core.db);
     assert.ok(merged > 1, `the usual merging leaves levels of up to 3 (${merged} segments)`);
-    assert.equal(compactions, 0, 'not after 2 s of quiet');
-    quiet(COMPACT_QUIET_MS);
+    quiet(COMPACT_QUIET_MS * 2);
+    assert.equal(compactions, 0, 'not within a week of the start');
+    now += COMPACT_EVERY_MS;
+    quiet(COMPACT_QUIET_MS - CHECK_EVERY_MS);
+    assert.equal(compactions, 0, 'not before a minute of quiet');
+    quiet(2 * CHECK_EVERY_MS);
     assert.ok(compactions >= 1);
+    quiet(QUIET_MS);
     assert.equal(segments(core.db), 1, 'compacted');
     integrityCheck(core.db);
     assert.equal(matches(core.db, 'alpha').length, 32);
     const after = compactions;
+    now += COMPACT_EVERY_MS;
     quiet(COMPACT_QUIET_MS * 2);
     assert.equal(compactions, after, 'nothing new: not again');
     write(32, 40);
-    merger.noteWrite();
     quiet(COMPACT_QUIET_MS * 2);
-    assert.equal(compactions, after, 'new text, but within a day of the last');
+    assert.equal(compactions, after + 1, 'new text and a week since the last: again');
+    quiet(COMPACT_QUIET_MS * 2);
+    assert.equal(compactions, after + 1, 'done: one slice, no more');
+    write(40, 44);
+    quiet(COMPACT_QUIET_MS * 2);
+    assert.equal(compactions, after + 1, 'new text, but within a week of the last');
+    assert.equal(matches(core.db, 'alpha').length, 44);
+  });
+
+  it('a compaction interrupted by work goes on at the next ordinary quiet spell until it is done', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    let now = 0;
+    let utilization = 0;
+    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => utilization } });
+    let left = 3;
+    const slices: string[] = [];
+    recordings.store.compactSlice = () => {
+      slices.push('compact');
+      return left-- > 0;
+    };
+    recordings.store.mergeSlice = () => {
+      slices.push('merge');
+      return false;
+    };
+    const look = (ms: number) => {
+      now += ms;
+      return merger.tick();
+    };
+    merger.noteWrite();
     now += COMPACT_EVERY_MS;
-    quiet(COMPACT_QUIET_MS + CHECK_EVERY_MS);
-    assert.ok(compactions > after, 'a day later');
-    assert.equal(segments(core.db), 1);
-    assert.equal(matches(core.db, 'alpha').length, 40);
+    for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS); // the ordinary merging: nothing to do
+    for (let t = 0; t <= COMPACT_QUIET_MS; t += CHECK_EVERY_MS) if (look(CHECK_EVERY_MS)) break;
+    assert.deepEqual(slices, ['merge', 'compact'], 'a minute of quiet: the compaction begins');
+    utilization = 1;
+    look(10); // work: the series ends
+    utilization = 0;
+    for (let t = CHECK_EVERY_MS; t < QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS);
+    assert.deepEqual(slices, ['merge', 'compact'], 'not before the ordinary 2 s of quiet');
+    for (let i = 0; i < 40; i++) look(10);
+    assert.deepEqual(slices, ['merge', 'compact', 'compact', 'compact', 'compact'], 'then on until a slice finds nothing left, and no more');
   });
 
   it('the merger waits for 2 s of quiet, and stops at the first look that saw work or came late', () => {
