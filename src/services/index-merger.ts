@@ -209,22 +209,21 @@ export class IndexMerger implements Worker {
    * writing means the server is not idle, and waiting would block the event loop.
    */
   slice(pages = SLICE_PAGES): boolean | undefined {
-    // Maintenance waits while writes fail for lack of space: it would only take what room is left.
-    if (this.core.writer.health.status) return undefined;
-    try {
-      return this.core.writer.writeNow(() => this.store.mergeSlice(pages));
-    } catch {
-      // Maintenance only: a busy, failing or closed database skips this slice.
-      return undefined;
-    }
+    return this.maintain(() => this.store.mergeSlice(pages));
   }
 
   /** One slice of compaction (see COMPACT_QUIET_MS), as slice() runs one of merging. */
   compactSlice(pages = COMPACT_PAGES): boolean | undefined {
+    return this.maintain(() => this.store.compactSlice(pages));
+  }
+
+  private maintain(work: () => boolean): boolean | undefined {
+    // Maintenance waits while writes fail for lack of space: it would only take what room is left.
     if (this.core.writer.health.status) return undefined;
     try {
-      return this.core.writer.writeNow(() => this.store.compactSlice(pages));
+      return this.core.writer.writeNow(work);
     } catch {
+      // Maintenance only: a busy, failing or closed database skips this slice.
       return undefined;
     }
   }
