@@ -44,3 +44,6 @@ export class AppError extends Error {
 
 export const invalid = (message: string) => new AppError('invalid_request', message);
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+
+/** An error in one line for a log: "TypeError: first line of its message" (a non-Error as text). */
+export const errorLine = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e));

@@ -11,7 +11,7 @@ import { createApp } from './http/app';
 import type { ForwardedRequest } from './http/env';
 import { callError, WRITE_CALLS, type WriteCallName } from './http/write-calls';
 import { openRuntime } from './runtime';
-import type { FromWriter, ToWriter, WriterThreadData } from './writer-thread';
+import type { CallOutcome, FromWriter, ToWriter, WriterThreadData } from './writer-thread';
 
 /** Opens the connection, starts the background work; returns the handler of the main thread's messages. */
 export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWriter) => void {
@@ -57,7 +57,7 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
   // The results of one group commit go back in one message, not one each: the main thread runs at
   // a higher priority, so each message woke it and it took the core from this thread, once per
   // member of a group.
-  let results: Array<Extract<FromWriter, { type: 'result' | 'refused' }>> = [];
+  let results: CallOutcome[] = [];
   const flushResults = () => {
     const batch = results;
     results = [];
@@ -75,7 +75,7 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
       }
     }
   };
-  const settle = (r: Extract<FromWriter, { type: 'result' | 'refused' }>) => {
+  const settle = (r: CallOutcome) => {
     if (results.length === 0) setImmediate(flushResults);
     results.push(r);
   };

@@ -33,12 +33,13 @@ export type ToWriter =
   | { type: 'stop' }
   | { type: 'close' };
 
+/** How a service call ended: its result, or its error. */
+export type CallOutcome = { type: 'result'; id: number; value: unknown } | { type: 'refused'; id: number; error: CallError };
+
 export type FromWriter =
   | { type: 'answer'; id: number; answer: ForwardedAnswer }
   | { type: 'failed'; id: number; message: string }
-  | { type: 'result'; id: number; value: unknown }
-  | { type: 'refused'; id: number; error: CallError }
-  | { type: 'results'; results: Array<{ type: 'result'; id: number; value: unknown } | { type: 'refused'; id: number; error: CallError }> }
+  | { type: 'results'; results: CallOutcome[] }
   | { type: 'commit' }
   | { type: 'delivery'; report: DeliveryReport }
   | { type: 'health'; status: WriteHealthStatus | undefined }
@@ -220,22 +221,20 @@ export class WriterThread implements Worker, WriteForwarder {
     clearTimeout(timer);
   }
 
+  private settle(id: number, how: (p: { resolve: (a: never) => void; reject: (e: unknown) => void }) => void): void {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    if (p) how(p);
+  }
+
   private received(m: FromWriter): void {
     switch (m.type) {
       case 'answer':
-      case 'result':
+        return this.settle(m.id, (p) => p.resolve(m.answer as never));
       case 'failed':
-      case 'refused': {
-        const p = this.pending.get(m.id);
-        this.pending.delete(m.id);
-        if (m.type === 'answer') p?.resolve(m.answer as never);
-        else if (m.type === 'result') p?.resolve(m.value as never);
-        else if (m.type === 'refused') p?.reject(callErrorAgain(m.error));
-        else p?.reject(new Error(m.message));
-        return;
-      }
+        return this.settle(m.id, (p) => p.reject(new Error(m.message)));
       case 'results':
-        for (const r of m.results) this.received(r);
+        for (const r of m.results) this.settle(r.id, (p) => (r.type === 'result' ? p.resolve(r.value as never) : p.reject(callErrorAgain(r.error))));
         return;
       case 'commit':
         return this.hooks.committed();

@@ -42,6 +42,7 @@
 // The worker's code is src/db/checkpointer-worker.ts, built as dist/checkpointer-worker.mjs (see
 // spawnWorker() for how each is started).
 import type { Worker } from 'node:worker_threads';
+import { errorLine } from '../errors';
 import { startModuleWorker } from '../worker-thread';
 import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport } from './checkpointer-worker';
 import { WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages, type Db } from './open';
@@ -113,7 +114,7 @@ export class Checkpointer {
       });
     } catch (e) {
       // No worker (e.g. threads refused): the server checkpoints as it would without one.
-      this.trouble(`could not start (${describe(e)})`);
+      this.trouble(`could not start (${errorLine(e)})`);
       return;
     }
     worker.on('message', (r: CheckpointReport) => {
@@ -126,7 +127,7 @@ export class Checkpointer {
       }
     });
     // A failed or ended worker leaves the server on its own autocheckpoint: correct, only slower.
-    worker.on('error', (e) => this.trouble(`failed (${describe(e)})`));
+    worker.on('error', (e) => this.trouble(`failed (${errorLine(e)})`));
     this.exited = new Promise<void>((resolve) =>
       worker.once('exit', (code) => {
         if (this.worker === worker) {
@@ -174,5 +175,3 @@ export class Checkpointer {
     await this.exited;
   }
 }
-
-const describe = (e: unknown): string => (e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e));

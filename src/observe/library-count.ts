@@ -5,6 +5,7 @@
 // checkpoints. In-memory databases (tests) and a worker that cannot start count on the caller's
 // connection.
 import type { Worker } from 'node:worker_threads';
+import { errorLine } from '../errors';
 import { LIVE_RECORDINGS_SQL, type MetricsStore } from '../store/metrics-store';
 import { startModuleWorker } from '../worker-thread';
 import type { LibraryCountReply, LibraryCountWorkerData } from './library-count-worker';
@@ -66,8 +67,7 @@ export class LibraryCount {
   }
 
   private trouble(e: unknown): void {
-    const why = e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e);
-    this.logTrouble(`reclib: the library-count thread failed (${why}); /metrics counts recordings on the server's connection instead, which holds its other requests up at a large library`);
+    this.logTrouble(`reclib: the library-count thread failed (${errorLine(e)}); /metrics counts recordings on the server's connection instead, which holds its other requests up at a large library`);
   }
 
   /** Ends the worker (its connection closes with it). */
