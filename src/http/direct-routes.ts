@@ -16,7 +16,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as v from 'valibot';
 import { can } from '../permissions';
-import { recordingJson } from '../services/recording-model';
 import type { HttpDeps } from './env';
 import { healthBody } from './health';
 import { etag } from './if-match';
@@ -80,15 +79,13 @@ export function directRoutes(deps: HttpDeps, hostname: string): (req: IncomingMe
     const authorization = rawRequestHeader(req, 'authorization');
     const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
     if (token === undefined) return false;
-    let row;
-    let body;
+    let answered;
     let limitHeaders;
     try {
       const principal = services.auth.authenticate(token);
       // The route's params are IdParams, { id: Id }: the id alone is checked here.
       if (!can(principal, 'recordings:read') || !v.is(Id, pathId)) return false;
-      row = services.recordings.get(principal, pathId);
-      body = JSON.stringify({ recording: recordingJson(row) });
+      answered = services.recordings.answer(principal, pathId);
       // Last, as it is the one step with an effect; refused (429), it has none. Nothing after it throws.
       limitHeaders = rateLimiter.take(principal.credentialId);
     } catch {
@@ -96,7 +93,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): (req: IncomingMe
     }
     const id = requestIdFrom(rawRequestHeader(req, 'x-request-id'));
     markResponse(res, RECORDING_TEMPLATE, id);
-    return answer(res, body, { 'content-type': 'application/json', 'x-request-id': id, ...limitHeaders, etag: etag(row.revision) });
+    return answer(res, answered.body, { 'content-type': 'application/json', 'x-request-id': id, ...limitHeaders, etag: etag(answered.revision) });
   };
 
   return (req, res) => {

@@ -178,7 +178,12 @@ export function requestId(c: Context<AppEnv>): string {
  * RateLimit-* headers through the context (answerHeaders) instead.
  */
 export function jsonAnswer(c: Context<AppEnv>, body: unknown, headers?: Record<string, string>, status = 200): Response {
-  return new Response(JSON.stringify(body), {
+  return jsonTextAnswer(c, JSON.stringify(body), headers, status);
+}
+
+/** jsonAnswer() of a body already in JSON text (such as RECORDING_ANSWER_SQL's). */
+export function jsonTextAnswer(c: Context<AppEnv>, text: string, headers?: Record<string, string>, status = 200): Response {
+  return new Response(text, {
     status,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId(c), ...c.get('answerHeaders'), ...headers },
   });

@@ -27,7 +27,7 @@ import { IndexMerger } from './index-merger';
 import { indexChange } from './index-change';
 import { newRow, replay } from './recording-create';
 import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type RecordingPatch } from './recording-input';
-import { bodyHash, checkRevision, type RecordingRow } from './recording-model';
+import { bodyHash, checkRevision, type RecordingAnswer, type RecordingRow } from './recording-model';
 import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
 import { listPage, SEARCH_BUDGET, type ListInput, type SearchBudget } from './recording-search';
 
@@ -56,6 +56,14 @@ export interface CreateResult {
 }
 
 export const MAX_IDEMPOTENCY_KEY = 255;
+
+/** A looked-up recording that is there and not deleted: else 404, or 410 for a tombstone. */
+function live<T extends { deleted_at: number | null }>(found: T | undefined, id: string): T {
+  if (!found) throw notFound('recording');
+  if (found.deleted_at !== null) throw new AppError('gone', `recording ${id} was deleted`);
+  return found;
+}
+
 export class RecordingService {
   readonly store: RecordingStore;
   readonly searchStore: RecordingSearchStore;
@@ -151,10 +159,12 @@ export class RecordingService {
 
   /** The live recording; 404 when it is not the caller's account's, 410 when deleted. */
   get(principal: Pick<Principal, 'accountId'>, id: string): RecordingRow {
-    const row = this.store.get(principal.accountId, id);
-    if (!row) throw notFound('recording');
-    if (row.deleted_at !== null) throw new AppError('gone', `recording ${id} was deleted`);
-    return row;
+    return live(this.store.get(principal.accountId, id), id);
+  }
+
+  /** get() as its v2 answer: the `{"recording":…}` JSON text, written by SQLite (RECORDING_ANSWER_SQL). */
+  answer(principal: Pick<Principal, 'accountId'>, id: string): RecordingAnswer {
+    return live(this.store.answer(principal.accountId, id), id);
   }
 
   /** Edits title, transcript, summary and pinned. A patch that changes nothing keeps the revision. */

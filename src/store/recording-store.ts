@@ -3,6 +3,7 @@
 // the triggers of schema.sql and flushIndex() before each commit, inside the same transaction.
 import type { Db } from '../db/open';
 import type { IndexChange } from '../services/index-change';
+import { RECORDING_ANSWER_SQL, type RecordingAnswer } from '../services/recording-model';
 import type { RecordingRow } from './recording-row';
 
 export class RecordingStore {
@@ -25,6 +26,9 @@ export class RecordingStore {
   constructor(db: Db) {
     this.s = {
       byId: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ?'),
+      answerById: db.prepare<[string, string], RecordingAnswer>(
+        `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?`,
+      ),
       bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE pos = -?'),
       byExternal: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE integration_id = ? AND external_id = ?'),
       firstUsed: db.prepare<[{ lo: number; hi: number }], { m: number | null }>('SELECT -max(pos) AS m FROM recordings WHERE pos BETWEEN -@hi AND -@lo'),
@@ -69,6 +73,11 @@ export class RecordingStore {
   get(accountId: string, id: string): RecordingRow | undefined {
     return this.s.byId.get(id, accountId);
   }
+  /** get() as its v2 answer text (RECORDING_ANSWER_SQL). */
+  answer(accountId: string, id: string): RecordingAnswer | undefined {
+    return this.s.answerById.get(id, accountId);
+  }
+
   bySeq(seq: number): RecordingRow | undefined {
     return this.s.bySeq.get(seq);
   }

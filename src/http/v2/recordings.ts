@@ -11,7 +11,7 @@ import { MAX_IDEMPOTENCY_KEY } from '../../services/recordings';
 import type { HttpDeps } from '../env';
 import { etag } from '../if-match';
 import { recordingsPage } from '../page-answer';
-import { jsonAnswer, type ApiRouter } from '../router';
+import { jsonAnswer, jsonTextAnswer, type ApiRouter } from '../router';
 import { Id, IdParams, queryInt, RecordedAt, RecordingsLimit, RecordingsNextCursor } from '../schemas';
 import { RecordingSchema } from '../schemas/recordings';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
@@ -135,8 +135,8 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       directAnswer: true,
     },
     (c, { params, principal }) => {
-      const row = recordings.get(principal, params.id);
-      return jsonAnswer(c, { recording: recordingJson(row) }, { etag: etag(row.revision) });
+      const answer = recordings.answer(principal, params.id);
+      return jsonTextAnswer(c, answer.body, { etag: etag(answer.revision) });
     },
   );
   r.add(
