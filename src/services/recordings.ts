@@ -77,8 +77,9 @@ export class RecordingService {
   private readonly indexPending = () => this.store.flushIndex();
   /**
    * For forget(): indexes what is noted so far without clearing the store's "wrote" mark, so the
-   * pre-commit flush still looks: a grouped member that fails after this is rolled back to its
-   * savepoint, which can note again a row an earlier member wrote.
+   * pre-commit flush still looks: a grouped member that fails after this is rolled back (to its
+   * savepoint, or with the whole group, which then runs again), which can note again a row an
+   * earlier member wrote.
    */
   private readonly indexNotedSoFar = () => this.store.indexNoted();
 

@@ -1,5 +1,6 @@
-// Group commit (src/db/writer.ts writeGrouped): concurrent request writes share one transaction,
-// each in its own savepoint, and behave as if each had run alone.
+// Group commit (src/db/writer.ts writeGrouped): concurrent request writes share one transaction
+// and behave as if each had run alone (without savepoints first; a group with a failing member
+// runs again with one per member).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -100,6 +101,30 @@ describe('Writer.writeGrouped', () => {
     assert.equal((results[1] as PromiseRejectedResult).reason.message, 'b failed');
     assert.deepEqual(s.names(), ['a', 'a2', 'c', 'c2']);
     assert.deepEqual(hooks, ['a', 'c'], 'the failed member’s onCommit hooks never run');
+  });
+
+  test('a group runs once without savepoints; only when a member fails do all run again, each in its own savepoint', async () => {
+    const s = scratch();
+    const runs = { a: 0, b: 0, c: 0 };
+    await Promise.all([
+      s.writer.writeGrouped(() => (runs.a++, s.add('a'))),
+      s.writer.writeGrouped(() => (runs.b++, s.add('b'))),
+    ]);
+    assert.deepEqual(runs, { a: 1, b: 1, c: 0 });
+    const results = await Promise.allSettled([
+      s.writer.writeGrouped(() => (runs.a++, s.add('a2'))),
+      s.writer.writeGrouped(() => {
+        runs.b++;
+        s.add('b2');
+        // Fails only on its first run: the second run, with savepoints, commits it too; what it
+        // wrote on the first run was rolled back with everything else.
+        if (runs.b === 2) throw new Error('b2 failed once');
+      }),
+      s.writer.writeGrouped(() => (runs.c++, s.add('c2'))),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(runs, { a: 3, b: 3, c: 1 }, 'the run stopped at the failure, and all ran again');
+    assert.deepEqual(s.names(), ['a', 'b', 'a2', 'b2', 'c2'], 'nothing of the first run was kept');
   });
 
   test('a failing COMMIT rejects every member and saves nothing; the next group works', async () => {
