@@ -8,17 +8,8 @@ import type { Db } from '../../src/db/open';
 import { indexChange } from '../../src/services/index-change';
 import { integrityCheck, matches } from '../helpers/fts';
 import { harness } from '../helpers/harness';
+import { prng } from '../helpers/prng';
 
-/** A small seeded generator (mulberry32), so a failure replays. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 /** What the index should return for a word: the live rows whose title or transcript has it, by FTS5's own tokenizer. */
 function expected(db: Db, word: string): number[] {
   db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.tok USING fts5(t, tokenize = "unicode61 remove_diacritics 2")');

@@ -7,17 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RECORDING_STATUSES, recordingJson, type RecordingRow } from '../../src/services/recording-model';
 import { harness } from '../helpers/harness';
-
-/** mulberry32: a small seeded generator, so a failure names a row that can be made again. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../helpers/prng';
 
 const PIECES = ['"', '\\', '/', '\u2028', '\u2029', '\u007f', '\u0000', 'é', 'ß', '日本', '🎙️', '\ud83d', '\udc00', ' ', 'the ', '<', '&', "'"];
 
@@ -38,7 +28,7 @@ describe('the recording as SQLite writes it (RECORDING_ANSWER_SQL)', () => {
   it('is byte for byte JSON.stringify({ recording: recordingJson(row) }) for random rows', () => {
     const h = harness();
     const { store } = h.services.recordings;
-    const r = random(14);
+    const r = prng(14);
     const ids: string[] = [];
     for (let i = 0; i < 400; i++) {
       const type = r() < 0.5 ? 'clip' : 'memo';
