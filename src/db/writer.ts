@@ -53,13 +53,18 @@ export class Writer {
 
   /** A full disk or read-only file: every write fails the same way until one succeeds again. */
   readonly health = new WriteHealth();
+  /** Rows changed by this connection's completed statements (sqlite3_total_changes): a grouped member that failed changed none if it has not moved. */
+  private readonly totalChanges: () => number;
 
   constructor(
     readonly db: Db,
     /** The wait before a group under concurrent writes (tests lengthen it to stay deterministic). */
     private readonly groupDelayMs = GROUP_DELAY_MS,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    const stmt = db.prepare<[], number>('SELECT total_changes()').pluck();
+    this.totalChanges = () => stmt.get()!;
+  }
 
   /** The current transaction's time (Unix ms), the same for every call within it; outside one, the clock's. */
   get now(): number {
@@ -179,15 +184,17 @@ export class Writer {
     // First without a savepoint per member, as write() runs the writes that join it: a savepoint
     // makes SQLite copy every page a member changes (the same few leaves, again for each member),
     // and SAVEPOINT/RELEASE are statements of their own. Measured in process at 100,000
-    // recordings, 32 creates a transaction: 214 µs a create with a savepoint each, 180 without. If
-    // a member fails, all is rolled back and the group runs again with savepoints, so the others
-    // commit without it, exactly as if they had had savepoints from the start.
+    // recordings, 32 creates a transaction: 214 µs a create with a savepoint each, 180 without. A
+    // member refused before it changed a row is just rejected. If one fails after changing rows,
+    // all is rolled back and the group runs again (at a new time), each member in a savepoint,
+    // so the others commit without it, as if they had had savepoints from the start.
     if (!this.commit(batch, false)) this.commit(batch, true);
   }
 
   /**
-   * Runs the batch in one transaction and settles every member. Without savepoints, a member's
-   * error rolls the whole transaction back and settles nobody: returns false, for a run with them.
+   * Runs the batch in one transaction and settles every member. Without savepoints, the error of a
+   * member that had changed rows rolls the whole transaction back and settles nobody: returns
+   * false, for a run with them.
    */
   private commit(batch: Queued[], savepoints: boolean): boolean {
     const outcomes: Outcome[] = [];
@@ -200,7 +207,20 @@ export class Writer {
           const hooks: Array<() => void> = [];
           this.afterCommit = hooks;
           if (!savepoints) {
-            outcomes.push({ ok: true, value: runMember(member), hooks });
+            const changesBefore = this.totalChanges();
+            let value: unknown;
+            try {
+              value = member.fn();
+            } catch (error) {
+              // Refused before it changed a row (a 404, 409 or 412 is decided by reading): nothing
+              // to roll back, so the others go on. A member that changed rows needs the second run.
+              if (!this.db.inTransaction || this.totalChanges() !== changesBefore) throw new MemberFailed('a grouped write failed');
+              outcomes.push({ ok: false, error });
+              continue;
+            }
+            // As better-sqlite3 refuses in a transaction function: its awaits would write outside.
+            if (isThenable(value)) throw new MemberFailed('a grouped write returned a promise');
+            outcomes.push({ ok: true, value, hooks });
             // SQLite ended the transaction under the member without an error reaching it: the
             // next member must not run in autocommit mode. The run with savepoints tells who.
             if (!this.db.inTransaction) throw new MemberFailed('the transaction ended inside a grouped write');
@@ -265,10 +285,5 @@ export class Writer {
 /** A member failed in a group run without savepoints: the whole transaction is rolled back. */
 class MemberFailed extends Error {}
 
-function runMember(member: Queued): unknown {
-  try {
-    return member.fn();
-  } catch {
-    throw new MemberFailed('a grouped write failed');
-  }
-}
+const isThenable = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';

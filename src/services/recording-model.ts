@@ -82,9 +82,12 @@ export function recordingJson(row: RecordingRow): RecordingJson {
 
 /**
  * recordingJson() in SQL, as `{"recording":{…}}` text: the same keys in the same order and the same
- * bytes as JSON.stringify({ recording: recordingJson(row) }). json_quote escapes as JSON.stringify
- * does for every code point, and text in the database holds no lone surrogates (SQLite stores them
- * as U+FFFD). The audio references are copied as the JSON text JSON.stringify stored them (`->`,
+ * bytes as JSON.stringify({ recording: recordingJson(row) }) for every row this program writes
+ * (integer times and revisions below 2^53, audio as JSON.stringify stored it; the table is not
+ * STRICT, so a row written by hand with a REAL time or odd audio JSON could differ). json_quote
+ * escapes as JSON.stringify does for every code point, and our text holds no lone surrogates
+ * (better-sqlite3 hands strings to SQLite as UTF-8, a lone surrogate as U+FFFD). The audio
+ * references are copied as the JSON text JSON.stringify stored them (`->`,
  * not `->>`: a lone surrogate in a client id is kept there as \udc00, which `->>` would decode).
  * For GET by id, the hot read: one text column instead of a 25-column row object, its mapping and
  * its stringify took 12 instead of 23 µs a lookup at 100,000 recordings. Change both together:

@@ -41,7 +41,11 @@ export interface LazyPage {
   nextCursor: string | null;
 }
 
-/** Called inside the writing transaction with the row before (null on create) and after. */
+/**
+ * Called inside the writing transaction with the row before (null on create) and after. That
+ * transaction may be rolled back and run again (a grouped write, db/writer.ts): a listener's
+ * effects outside the database go through writer.onCommit.
+ */
 export type ChangeListener = (before: RecordingRow | null, after: RecordingRow) => void;
 
 export interface EditOptions {

@@ -127,6 +127,36 @@ describe('Writer.writeGrouped', () => {
     assert.deepEqual(s.names(), ['a', 'b', 'a2', 'b2', 'c2'], 'nothing of the first run was kept');
   });
 
+  test('a member refused before it changed a row is rejected without a second run; a member returning a promise is refused', async () => {
+    const s = scratch();
+    const runs = { a: 0, c: 0 };
+    const results = await Promise.allSettled([
+      s.writer.writeGrouped(() => (runs.a++, s.add('a'))),
+      s.writer.writeGrouped(() => {
+        throw new Error('stale revision');
+      }),
+      s.writer.writeGrouped(() => (runs.c++, s.add('c'))),
+      s.writer.writeGrouped(async () => {
+        s.add('async-before');
+        await Promise.resolve();
+      }),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    assert.equal((results[1] as PromiseRejectedResult).reason.message, 'stale revision');
+    assert.match(String((results[3] as PromiseRejectedResult).reason), /promise/);
+    assert.deepEqual(runs, { a: 2, c: 2 }, 'the promise, not the refusal, made the group run again');
+    assert.deepEqual(s.names(), ['a', 'c']);
+    const again = { a: 0 };
+    const second = await Promise.allSettled([
+      s.writer.writeGrouped(() => (again.a++, s.add('a2'))),
+      s.writer.writeGrouped(() => {
+        throw new Error('not found');
+      }),
+    ]);
+    assert.deepEqual(second.map((r) => r.status), ['fulfilled', 'rejected']);
+    assert.equal(again.a, 1, 'a refusal alone costs no second run');
+  });
+
   test('a failing COMMIT rejects every member and saves nothing; the next group works', async () => {
     const s = scratch();
     const hooks: string[] = [];

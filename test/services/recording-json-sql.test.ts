@@ -1,7 +1,7 @@
 // GET by id answers with the recording as SQLite writes it (RECORDING_ANSWER_SQL); lists, search,
 // exports and writes answer with recordingJson() through JSON.stringify. Both must give the same
-// bytes for every row the table can hold: random rows with text of every kind (control
-// characters, quotes, backslashes, U+2028, astral characters, lone surrogates, which SQLite stores
+// bytes for every row this program writes: random rows with text of every kind (control
+// characters, quotes, backslashes, U+2028, astral characters, lone surrogates, which reach SQLite
 // as U+FFFD), with and without device and external ids, clips and memos with audio references.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
