@@ -8,8 +8,8 @@
 // concurrent HTTP requests touch the same pages. So requests that arrive together are queued and
 // committed in ONE transaction on the next macrotask: a request that fails rolls back only its
 // own writes and rejects only its own promise, exactly as if it had run alone. (The group runs
-// first without savepoints; only a group in which some member failed runs again with a SAVEPOINT
-// per member, see flush().) So a member must be safe to run twice: its effects outside the
+// first without savepoints; only a group in which some member failed after changing rows runs
+// again with a SAVEPOINT per member, see flush().) So a member must be safe to run twice: its effects outside the
 // database are onCommit hooks, or caches that a rollback cannot mislead (search-terms.ts).
 // Synchronous callers (CLI, scheduler, seeding) keep write().
 //
