@@ -9,7 +9,7 @@ import { WRITER_CACHE_SIZE } from './db/open';
 import { parseAllowList } from './delivery/destination-guard';
 import { createApp } from './http/app';
 import type { ForwardedRequest } from './http/env';
-import { callError, WRITE_CALLS, type WriteCallName } from './http/write-calls';
+import { callError, postBatch, WRITE_CALLS, type WriteCallName } from './http/write-calls';
 import { openRuntime } from './runtime';
 import type { CallOutcome, FromWriter, ToWriter, WriterThreadData } from './writer-thread';
 
@@ -62,18 +62,11 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
     const batch = results;
     results = [];
     if (batch.length === 0) return;
-    try {
-      send({ type: 'results', results: batch });
-    } catch {
-      // A result that does not clone (DataCloneError): each alone, and the one that fails refused.
-      for (const r of batch) {
-        try {
-          send({ type: 'results', results: [r] });
-        } catch (e) {
-          send({ type: 'results', results: [{ type: 'refused', id: r.id, error: callError(e) }] });
-        }
-      }
-    }
+    postBatch(
+      batch,
+      (results) => send({ type: 'results', results }),
+      (r, e) => send({ type: 'results', results: [{ type: 'refused', id: r.id, error: callError(e) }] }),
+    );
   };
   const settle = (r: CallOutcome) => {
     if (results.length === 0) setImmediate(flushResults);

@@ -15,7 +15,7 @@ import type { WriteHealthStatus } from './db/write-health';
 import type { DeliveryReport } from './delivery/scheduler';
 import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
 import { writerUnavailable } from './http/forward-write';
-import { callErrorAgain, type CallError, type WriteCallArgs, type WriteCallName, type WriteCallResult } from './http/write-calls';
+import { callErrorAgain, postBatch, type CallError, type WriteCallArgs, type WriteCallName, type WriteCallResult } from './http/write-calls';
 import type { Worker } from './worker';
 import { startModuleWorker } from './worker-thread';
 
@@ -161,19 +161,11 @@ export class WriterThread implements Worker, WriteForwarder {
     // A thread that exited meanwhile rejected these calls already (its 'exit' handler).
     const thread = this.thread;
     if (calls.length === 0 || !thread) return;
-    try {
-      thread.postMessage({ type: 'calls', calls } satisfies ToWriter);
-    } catch {
-      // Arguments that do not clone (DataCloneError): each alone, and the call that fails rejected.
-      for (const call of calls) {
-        try {
-          thread.postMessage({ type: 'calls', calls: [call] } satisfies ToWriter);
-        } catch (e) {
-          this.pending.get(call.id)?.reject(e);
-          this.pending.delete(call.id);
-        }
-      }
-    }
+    postBatch(
+      calls,
+      (batch) => thread.postMessage({ type: 'calls', calls: batch } satisfies ToWriter),
+      (call, e) => this.settle(call.id, (p) => p.reject(e)),
+    );
   };
 
   /** `message` returns what to post now, or undefined when it queued it itself. */

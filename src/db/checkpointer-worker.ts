@@ -6,13 +6,15 @@
 //
 // A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
 // from source through tsx in tests. It imports nothing of reclib at run time but the few lines of
-// checkpoint-policy.ts (when to truncate; types apart, which esbuild drops) and sqlite.ts (opening
-// the connection, with better-sqlite3's JavaScript, most of the file), so it loads fast.
+// checkpoint-policy.ts (when to truncate; types apart, which esbuild drops), wal-index.ts (opening
+// the -shm file) and sqlite.ts (opening the connection, with better-sqlite3's JavaScript, most of
+// the file), so it loads fast.
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { framesSince, passDue, TruncationPlan, type WalPosition } from './checkpoint-policy';
 import { openSqlite } from './sqlite';
+import { openWalIndex } from './wal-index';
 
 /** What the server passes at start. */
 export interface CheckpointerWorkerData {
@@ -155,15 +157,9 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
  * or too few.
  */
 function walIndexReader(file: string): (() => WalPosition | undefined) | undefined {
-  if (process.platform !== 'linux' && process.platform !== 'darwin') return undefined;
-  let fd: number;
-  try {
-    fd = fs.openSync(`${fs.realpathSync(file)}-shm`, 'r');
-  } catch {
-    return undefined;
-  }
-  // Never closed, as CommitWatch's: closing any descriptor of the file would drop the POSIX locks
-  // that every SQLite connection of this process holds on it. One per start of this thread.
+  // One descriptor per start of this thread (wal-index.ts says why it stays open).
+  const fd = openWalIndex(file);
+  if (fd === undefined) return undefined;
   const header = Buffer.alloc(40);
   const u32 = os.endianness() === 'LE' ? (at: number) => header.readUInt32LE(at) : (at: number) => header.readUInt32BE(at);
   return () => {

@@ -14,11 +14,8 @@
 // either in the data_version read, or after the stored header, so the next look sees the header
 // differ. A torn read of a header being rewritten also differs, and falls back to data_version.
 //
-// The -shm file is the one beside the REAL database file (SQLite resolves symlinks; a stale
-// "<link>-shm" beside a symlink would never change). Only on Linux and macOS, where a plain read
-// and SQLite's shared mapping see the same page cache; elsewhere data_version every time. The
-// descriptor stays open for the life of the process on purpose: closing any descriptor of a file
-// drops every POSIX lock the process holds on it, SQLite's own locks on the -shm included.
+// The -shm file is opened by wal-index.ts (beside the real file, only on Linux and macOS, never
+// closed: it says why); elsewhere data_version every time.
 //
 // Kept on purpose (docs/architecture.md, "Speed tricks"): the header is SQLite's shared-memory
 // format, which every SQLite since 3.7.0 shares with every other on the same file, not an API.
@@ -27,41 +24,27 @@
 // machine: data_version 7.5-11.5 µs a call, this 3.2-6.5 µs.
 import fs from 'node:fs';
 import type { Db } from './open';
+import { openWalIndex } from './wal-index';
 
 /** The wal-index header: two copies of a 48-byte struct; the first copy is what readers check. */
 const HEADER_BYTES = 48;
 
 export class CommitWatch {
-  private fd: number | undefined;
   private seen = Buffer.alloc(HEADER_BYTES);
   private next = Buffer.alloc(HEADER_BYTES);
   private version: number | undefined;
 
   constructor(
     private readonly dataVersion: () => number,
-    /** The -shm file of a WAL database; undefined (in-memory, or not WAL): data_version every time. */
-    shmFile: string | undefined,
-  ) {
-    if (shmFile === undefined) return;
-    try {
-      this.fd = fs.openSync(shmFile, 'r');
-    } catch {
-      this.fd = undefined;
-    }
-  }
+    /** A descriptor of the WAL index (openWalIndex); undefined (in-memory, not WAL, another platform): data_version every time. */
+    private readonly fd: number | undefined,
+  ) {}
 
   /** For a connection: watches its -shm file when it is a WAL file database (Linux, macOS). */
   static of(db: Db, dataVersion: () => number): CommitWatch {
-    const coherent = process.platform === 'linux' || process.platform === 'darwin';
-    const wal = coherent && !db.memory && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
-    let shm: string | undefined;
-    try {
-      // The connection has read the file by now (migrate), so SQLite has created the -shm file.
-      if (wal) shm = `${fs.realpathSync(db.name)}-shm`;
-    } catch {
-      shm = undefined;
-    }
-    return new CommitWatch(dataVersion, shm);
+    const wal = !db.memory && String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal';
+    // The connection has read the file by now (migrate), so SQLite has created the -shm file.
+    return new CommitWatch(dataVersion, wal ? openWalIndex(db.name) : undefined);
   }
 
   /** A number that changes whenever another connection has committed since the previous call. */

@@ -9,8 +9,9 @@
 // committed in ONE transaction on the next macrotask: a request that fails rolls back only its
 // own writes and rejects only its own promise, exactly as if it had run alone. (The group runs
 // first without savepoints; only a group in which some member failed after changing rows runs
-// again with a SAVEPOINT per member, see flush().) So a member must be safe to run twice: its effects outside the
-// database are onCommit hooks, or caches that a rollback cannot mislead (search-terms.ts).
+// again with a SAVEPOINT per member, see flush().) So a member must be safe to run twice: its
+// effects outside the database are onCommit hooks, or caches that a rollback cannot mislead
+// (search-terms.ts).
 // Synchronous callers (CLI, scheduler, seeding) keep write().
 //
 // beforeCommit hooks run last inside every transaction (after fn, or after every member of a
@@ -206,37 +207,12 @@ export class Writer {
         for (const member of batch) {
           const hooks: Array<() => void> = [];
           this.afterCommit = hooks;
-          if (!savepoints) {
-            const changesBefore = this.totalChanges();
-            let value: unknown;
-            try {
-              value = member.fn();
-            } catch (error) {
-              // Refused before it changed a row (a 404, 409 or 412 is decided by reading): nothing
-              // to roll back, so the others go on. A member that changed rows needs the second run.
-              if (!this.db.inTransaction || this.totalChanges() !== changesBefore) throw new MemberFailed('a grouped write failed');
-              outcomes.push({ ok: false, error });
-              continue;
-            }
-            // As better-sqlite3 refuses in a transaction function: its awaits would write outside.
-            if (isThenable(value)) throw new MemberFailed('a grouped write returned a promise');
-            outcomes.push({ ok: true, value, hooks });
-            // SQLite ended the transaction under the member without an error reaching it: the
-            // next member must not run in autocommit mode. The run with savepoints tells who.
-            if (!this.db.inTransaction) throw new MemberFailed('the transaction ended inside a grouped write');
-            continue;
-          }
-          try {
-            // A transaction function called inside a transaction runs as a SAVEPOINT: on error it is
-            // rolled back to there (this member's writes only) and the error rethrown.
-            outcomes.push({ ok: true, value: this.db.transaction(member.fn)(), hooks });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-            // Some errors (SQLITE_FULL, I/O errors) make SQLite roll back the whole transaction:
-            // the members before this one lost their writes too, and the next must not run in
-            // autocommit mode.
-            if (!this.db.inTransaction) throw error;
-          }
+          const outcome = savepoints ? this.runInSavepoint(member, hooks) : this.runPlain(member, hooks);
+          outcomes.push(outcome);
+          // Some errors (SQLITE_FULL, I/O errors) make SQLite roll back the whole transaction: the
+          // members before this one lost their writes too, and the next must not run in
+          // autocommit mode.
+          if (!outcome.ok && !this.db.inTransaction) throw outcome.error;
         }
         this.runPreCommit();
       }).immediate();
@@ -279,6 +255,38 @@ export class Writer {
       member.resolve(o.value);
     });
     return true;
+  }
+
+  /** A member in a savepoint of its own: on error it is rolled back to there (its writes only). */
+  private runInSavepoint(member: Queued, hooks: Array<() => void>): Outcome {
+    try {
+      // A transaction function called inside a transaction runs as a SAVEPOINT.
+      return { ok: true, value: this.db.transaction(member.fn)(), hooks };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+
+  /**
+   * A member without a savepoint. Refused before it changed a row (a 404, 409 or 412 is decided by
+   * reading), there is nothing to roll back and the others go on; otherwise MemberFailed rolls the
+   * whole group back for a run with savepoints.
+   */
+  private runPlain(member: Queued, hooks: Array<() => void>): Outcome {
+    const changesBefore = this.totalChanges();
+    let value: unknown;
+    try {
+      value = member.fn();
+    } catch (error) {
+      if (!this.db.inTransaction || this.totalChanges() !== changesBefore) throw new MemberFailed('a grouped write failed');
+      return { ok: false, error };
+    }
+    // As better-sqlite3 refuses in a transaction function: its awaits would write outside.
+    if (isThenable(value)) throw new MemberFailed('a grouped write returned a promise');
+    // SQLite ended the transaction under the member without an error reaching it: the next member
+    // must not run in autocommit mode. The run with savepoints tells who.
+    if (!this.db.inTransaction) throw new MemberFailed('the transaction ended inside a grouped write');
+    return { ok: true, value, hooks };
   }
 }
 

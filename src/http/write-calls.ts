@@ -33,6 +33,27 @@ export function runWrite<K extends WriteCallName>(services: Services, writes: Wr
   return Promise.resolve().then(() => call(services, ...args));
 }
 
+/**
+ * Posts `items` (calls, or their outcomes) in one message. When they do not clone
+ * (DataCloneError): one message each, and `cannot` is told of each item that still does not, so a
+ * bad argument or result fails only its own call.
+ */
+export function postBatch<T>(items: T[], post: (items: T[]) => void, cannot: (item: T, e: unknown) => void): void {
+  try {
+    post(items);
+    return;
+  } catch {
+    // one at a time, below
+  }
+  for (const item of items) {
+    try {
+      post([item]);
+    } catch (e) {
+      cannot(item, e);
+    }
+  }
+}
+
 /** A call's error as it crosses (structured clone keeps neither the class nor own fields such as code). */
 export interface CallError {
   app: boolean;

@@ -87,10 +87,10 @@ export function recordingJson(row: RecordingRow): RecordingJson {
  * STRICT, so a row written by hand with a REAL time or odd audio JSON could differ). json_quote
  * escapes as JSON.stringify does for every code point, and our text holds no lone surrogates
  * (better-sqlite3 hands strings to SQLite as UTF-8, a lone surrogate as U+FFFD). The audio
- * references are copied as the JSON text JSON.stringify stored them (`->`,
- * not `->>`: a lone surrogate in a client id is kept there as \udc00, which `->>` would decode).
- * For GET by id, the hot read: one text column instead of a 25-column row object, its mapping and
- * its stringify took 12 instead of 23 µs a lookup at 100,000 recordings. Change both together:
+ * references are copied as the JSON text JSON.stringify stored them (`->`, not `->>`: a lone
+ * surrogate in a client id is kept there as \udc00, which `->>` would decode). For GET by id,
+ * the hot read: one text column instead of a 25-column row object, its mapping and its stringify
+ * took 12 instead of 23 µs a lookup at 100,000 recordings. Change both together:
  * test/services/recording-json-sql.test.ts holds them to the same bytes.
  */
 export const RECORDING_ANSWER_SQL = `'{"recording":{"id":' || json_quote(id) || ',"type":' || json_quote(type)

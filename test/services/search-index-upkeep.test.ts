@@ -10,15 +10,27 @@ import Database from 'better-sqlite3';
 import { testConfig } from '../../src/config';
 import { BUSY_TIMEOUT_MS, type Db } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
-import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES } from '../../src/services/index-merger';
+import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES, type MergerOptions } from '../../src/services/index-merger';
 import { startServer } from '../../src/server';
 import { RecordingStore } from '../../src/store/recording-store';
 import { integrityCheck, matches } from '../helpers/fts';
-import { harness } from '../helpers/harness';
+import { harness, type Harness } from '../helpers/harness';
 
 /** FTS5 index segments: its data rows carry the segment id above bit 37 (0 is the structure). */
 const segments = (db: Db) => (db.prepare('SELECT count(DISTINCT id >> 37) AS n FROM recordings_fts_data WHERE id >> 37 > 0').get() as { n: number }).n;
 const pending = (db: Db) => (db.prepare('SELECT count(*) AS n FROM recordings_fts_pending').get() as { n: number }).n;
+
+/** A merger of `h`'s recordings on a fake clock: look(ms) moves the clock on and ticks; `clock.utilization` is the event loop's load. */
+function mergerOnClock(h: Harness, options: Partial<MergerOptions> = {}) {
+  const clock = { now: 0, utilization: 0 };
+  const { core, recordings } = h.services;
+  const merger = new IndexMerger(core, recordings.store, { signals: { now: () => clock.now, utilization: () => clock.utilization }, ...options });
+  const look = (ms: number): boolean => {
+    clock.now += ms;
+    return merger.tick();
+  };
+  return { clock, look, merger, store: recordings.store };
+}
 
 describe('FTS upkeep', () => {
   it('writes run no merge slice of their own: the index merger does, once the server is idle', () => {
@@ -149,33 +161,25 @@ describe('FTS upkeep', () => {
   });
 
   it('a compaction interrupted by work goes on at the next ordinary quiet spell until it is done', () => {
-    const h = harness();
-    const { recordings, core } = h.services;
-    let now = 0;
-    let utilization = 0;
-    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => utilization } });
+    const { clock, look, merger, store } = mergerOnClock(harness());
     let left = 3;
     const slices: string[] = [];
-    recordings.store.compactSlice = () => {
+    store.compactSlice = () => {
       slices.push('compact');
       return left-- > 0;
     };
-    recordings.store.mergeSlice = () => {
+    store.mergeSlice = () => {
       slices.push('merge');
       return false;
     };
-    const look = (ms: number) => {
-      now += ms;
-      return merger.tick();
-    };
     merger.noteWrite();
-    now += COMPACT_EVERY_MS;
+    clock.now += COMPACT_EVERY_MS;
     for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS); // the ordinary merging: nothing to do
     for (let t = 0; t <= COMPACT_QUIET_MS; t += CHECK_EVERY_MS) if (look(CHECK_EVERY_MS)) break;
     assert.deepEqual(slices, ['merge', 'compact'], 'a minute of quiet: the compaction begins');
-    utilization = 1;
+    clock.utilization = 1;
     look(10); // work: the series ends
-    utilization = 0;
+    clock.utilization = 0;
     for (let t = CHECK_EVERY_MS; t < QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS);
     assert.deepEqual(slices, ['merge', 'compact'], 'not before the ordinary 2 s of quiet');
     for (let i = 0; i < 40; i++) look(10);
@@ -183,19 +187,11 @@ describe('FTS upkeep', () => {
   });
 
   it('the merger waits for 2 s of quiet, and stops at the first look that saw work or came late', () => {
-    const h = harness();
-    const { core, recordings } = h.services;
-    let now = 0;
-    let utilization = 0;
-    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => utilization } });
+    const { clock, look, merger, store } = mergerOnClock(harness());
     let slices = 0;
-    recordings.store.mergeSlice = () => {
+    store.mergeSlice = () => {
       slices++;
       return true; // always more to do
-    };
-    const look = (ms: number) => {
-      now += ms;
-      return merger.tick();
     };
     const quietSpell = () => {
       for (let t = CHECK_EVERY_MS; t < QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS);
@@ -207,10 +203,10 @@ describe('FTS upkeep', () => {
     assert.equal(slices, 1, `quiet for ${QUIET_MS} ms: a slice`);
     look(10);
     assert.equal(slices, 2, 'still quiet in the gap: the next slice');
-    utilization = QUIET_UTILIZATION + 0.01;
+    clock.utilization = QUIET_UTILIZATION + 0.01;
     assert.equal(look(10), false);
     assert.equal(slices, 2, 'a request in the gap stops it');
-    utilization = 0;
+    clock.utilization = 0;
     quietSpell();
     assert.equal(slices, 2, 'and it waits for a whole quiet spell again');
     look(CHECK_EVERY_MS);
@@ -220,7 +216,7 @@ describe('FTS upkeep', () => {
     quietSpell();
     look(CHECK_EVERY_MS);
     assert.equal(slices, 4);
-    recordings.store.mergeSlice = () => {
+    store.mergeSlice = () => {
       slices++;
       return false; // nothing left
     };
@@ -233,19 +229,12 @@ describe('FTS upkeep', () => {
   });
 
   it('on the writer thread, a request the main thread answered since the last look is work too', () => {
-    const h = harness();
-    const { core, recordings } = h.services;
-    let now = 0;
     let mainRequests = 0;
-    const merger = new IndexMerger(core, recordings.store, { signals: { now: () => now, utilization: () => 0 }, requestsElsewhere: () => mainRequests });
+    const { look, merger, store } = mergerOnClock(harness(), { requestsElsewhere: () => mainRequests });
     let slices = 0;
-    recordings.store.mergeSlice = () => {
+    store.mergeSlice = () => {
       slices++;
       return true;
-    };
-    const look = (ms: number) => {
-      now += ms;
-      return merger.tick();
     };
     merger.noteWrite();
     for (let t = 0; t < QUIET_MS + CHECK_EVERY_MS; t += CHECK_EVERY_MS) {
