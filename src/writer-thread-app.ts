@@ -6,6 +6,8 @@ import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from './clock';
 import type { Config } from './config';
 import { WRITER_CACHE_SIZE } from './db/open';
+import { MAX_GROUP } from './db/writer';
+import { GroupGate, SIGNAL } from './group-gate';
 import { parseAllowList } from './delivery/destination-guard';
 import { createApp } from './http/app';
 import type { ForwardedRequest } from './http/env';
@@ -17,8 +19,8 @@ import type { CallOutcome, FromWriter, ToWriter, WriterThreadData } from './writ
 export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWriter) => void {
   const send = (m: FromWriter, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   const config: Config = { ...data.config, allowList: parseAllowList(data.config.webhookAllow), rateLimit: 0, metricsToken: undefined };
-  const mainRequests = new Int32Array(data.requests);
-  const services = openRuntime(config, systemClock, Buffer.from(data.masterSecret), () => Atomics.load(mainRequests, 0));
+  const signals = new Int32Array(data.signals);
+  const services = openRuntime(config, systemClock, Buffer.from(data.masterSecret), () => Atomics.load(signals, SIGNAL.activity));
   services.core.db.pragma(`cache_size = ${WRITER_CACHE_SIZE}`);
   const { app } = createApp(services);
   const { writer } = services.core;
@@ -80,9 +82,18 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
     }
   };
 
+  // Under concurrent writes, a group waits for the members the main thread is about to hand over.
+  const gate = new GroupGate(signals, MAX_GROUP, flushResults);
+  writer.holdGroupsWith(gate);
+
   return (m: ToWriter) => {
-    if (m.type === 'request') void answer(m.id, m.request);
-    else if (m.type === 'calls') for (const c of m.calls) void call(c.id, c.name, c.args);
+    if (m.type === 'request') {
+      gate.receivedWrites(1);
+      void answer(m.id, m.request);
+    } else if (m.type === 'calls') {
+      gate.receivedWrites(m.calls.length);
+      for (const c of m.calls) void call(c.id, c.name, c.args);
+    }
     else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
     else if (m.type === 'close') {
       // Calls that committed in this turn are answered before the thread ends.

@@ -16,6 +16,7 @@ import type { DeliveryReport } from './delivery/scheduler';
 import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
 import { writerUnavailable } from './http/forward-write';
 import { callErrorAgain, postBatch, type CallError, type WriteCallArgs, type WriteCallName, type WriteCallResult } from './http/write-calls';
+import { SIGNAL, SIGNAL_SLOTS } from './group-gate';
 import type { Worker } from './worker';
 import { startModuleWorker } from './worker-thread';
 
@@ -23,8 +24,12 @@ import { startModuleWorker } from './worker-thread';
 export interface WriterThreadData {
   config: Omit<Config, 'allowList'>;
   masterSecret: Uint8Array;
-  /** One Int32: requests the main thread has answered (Atomics), read by the writer's idle merger. */
-  requests: SharedArrayBuffer;
+  /**
+   * What the main thread tells the writer through shared memory (src/group-gate.ts, SIGNAL): its
+   * activity (read by the writer's idle merger and its group gate), the writes it posted, and
+   * whether it is writing a commit's answers.
+   */
+  signals: SharedArrayBuffer;
 }
 
 export type ToWriter =
@@ -80,23 +85,29 @@ export class WriterThread implements Worker, WriteForwarder {
   /** Resolves, once the thread has opened its connection, with the background work it runs (class names). */
   ready: Promise<string[]> = new Promise((resolve) => (this.markReady = resolve));
 
-  private readonly requests: Int32Array;
+  private readonly signals: Int32Array;
 
   constructor(
     private readonly data: WriterThreadData,
     private readonly hooks: WriterThreadHooks,
   ) {
-    this.requests = new Int32Array(data.requests);
+    this.signals = new Int32Array(data.signals);
   }
 
   static dataOf(config: Config, masterSecret: Buffer): WriterThreadData {
     const { allowList: _parsedAgainThere, ...plain } = config;
-    return { config: plain, masterSecret: new Uint8Array(masterSecret), requests: new SharedArrayBuffer(4) };
+    return { config: plain, masterSecret: new Uint8Array(masterSecret), signals: new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT) };
   }
 
-  /** The main thread answered a request (the writer's idle work waits for quiet on both threads). */
+  /** The main thread started a request (the writer's idle work and its groups wait for quiet here). */
   noteRequest(): void {
-    Atomics.add(this.requests, 0, 1);
+    Atomics.add(this.signals, SIGNAL.activity, 1);
+  }
+
+  /** `n` writes were posted: the writer's group gate may be waiting for them. */
+  private posted(n: number): void {
+    Atomics.add(this.signals, SIGNAL.posted, n);
+    Atomics.notify(this.signals, SIGNAL.posted);
   }
 
   /**
@@ -122,6 +133,8 @@ export class WriterThread implements Worker, WriteForwarder {
     clearTimeout(this.startTimer);
     this.startTimer = undefined;
     if (this.thread || this.closing) return;
+    // A new thread has read none of the writes posted to the last one.
+    Atomics.store(this.signals, SIGNAL.posted, 0);
     const thread = startModuleWorker('writer-thread-worker', import.meta.url, this.data);
     this.thread = thread;
     this.started = false;
@@ -161,11 +174,16 @@ export class WriterThread implements Worker, WriteForwarder {
     // A thread that exited meanwhile rejected these calls already (its 'exit' handler).
     const thread = this.thread;
     if (calls.length === 0 || !thread) return;
+    let posted = 0;
     postBatch(
       calls,
-      (batch) => thread.postMessage({ type: 'calls', calls: batch } satisfies ToWriter),
+      (batch) => {
+        thread.postMessage({ type: 'calls', calls: batch } satisfies ToWriter);
+        posted += batch.length;
+      },
       (call, e) => this.settle(call.id, (p) => p.reject(e)),
     );
+    this.posted(posted);
   };
 
   /** `message` returns what to post now, or undefined when it queued it itself. */
@@ -178,7 +196,10 @@ export class WriterThread implements Worker, WriteForwarder {
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (a: never) => void, reject });
       const m = message(id);
-      if (m) thread.postMessage(m, transfer);
+      if (m) {
+        thread.postMessage(m, transfer);
+        this.posted(1);
+      }
     });
   }
 
@@ -226,6 +247,9 @@ export class WriterThread implements Worker, WriteForwarder {
       case 'failed':
         return this.settle(m.id, (p) => p.reject(new Error(m.message)));
       case 'results':
+        // Their answers are written in this turn: the writer's next group waits for that (group-gate.ts).
+        Atomics.add(this.signals, SIGNAL.activity, 1);
+        if (Atomics.exchange(this.signals, SIGNAL.answering, 1) === 0) setImmediate(() => Atomics.store(this.signals, SIGNAL.answering, 0));
         for (const r of m.results) this.settle(r.id, (p) => (r.type === 'result' ? p.resolve(r.value as never) : p.reject(callErrorAgain(r.error))));
         return;
       case 'commit':

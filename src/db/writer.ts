@@ -39,6 +39,15 @@ interface Queued {
   reject: (error: unknown) => void;
 }
 
+/**
+ * Decides, under concurrent writes, when a group has gathered its members (the writer thread's
+ * GroupGate, src/writer-thread-app.ts). hold() may block this thread until more are worth waiting
+ * for no longer; the members that arrived meanwhile join once their messages are read.
+ */
+export interface GroupHold {
+  hold(queued: number, lastGroup: number): void;
+}
+
 type Outcome = { ok: true; value: unknown; hooks: Array<() => void> } | { ok: false; error: unknown };
 
 export class Writer {
@@ -51,6 +60,7 @@ export class Writer {
   private lastGroupSize = 0;
   private lastFlushAt = 0;
   private txNow: number | undefined;
+  private gate: GroupHold | undefined;
 
   /** A full disk or read-only file: every write fails the same way until one succeeds again. */
   readonly health = new WriteHealth();
@@ -155,6 +165,14 @@ export class Writer {
     for (const hook of this.everyCommit) hook();
   }
 
+  /**
+   * Under concurrent writes, `gate` decides how long the next group waits for more members instead
+   * of the fixed groupDelayMs (see schedule()).
+   */
+  holdGroupsWith(gate: GroupHold): void {
+    this.gate = gate;
+  }
+
   /** Schedules work (e.g. waking the delivery scheduler) for after the current commit. */
   onCommit(hook: () => void): void {
     if (this.depth === 0) hook();
@@ -172,8 +190,16 @@ export class Writer {
     // the FTS segments (32 connections otherwise settle into two alternating groups of ~16). A
     // lone writer never waits, nor does the first write after a quiet spell.
     const busy = this.lastGroupSize >= GROUP_DELAY_AFTER && performance.now() - this.lastFlushAt < BUSY_WINDOW_MS;
-    if (busy) setTimeout(() => this.flush(), this.groupDelayMs);
-    else setImmediate(() => this.flush());
+    const gate = this.gate;
+    if (!busy) setImmediate(() => this.flush());
+    else if (!gate) setTimeout(() => this.flush(), this.groupDelayMs);
+    // The gate may block this thread while the members it waits for are on their way; they join
+    // when their messages are read, in the turn before the flush.
+    else
+      setImmediate(() => {
+        gate.hold(this.queue.length, this.lastGroupSize);
+        setImmediate(() => this.flush());
+      });
   }
 
   private flush(): void {

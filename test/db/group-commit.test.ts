@@ -59,6 +59,36 @@ describe('Writer.writeGrouped', () => {
     await after;
   });
 
+  test('with a gate (the writer thread), a busy group waits for the gate instead of GROUP_DELAY_MS, and the writes that arrive meanwhile join it', { timeout: 5_000 }, async () => {
+    // 10 s instead of GROUP_DELAY_MS: were the delay still used, the test would time out.
+    const s = scratch();
+    const writer = new Writer(s.db, 10_000);
+    let transactions = 0;
+    writer.beforeCommit(() => transactions++);
+    const holds: Array<[number, number]> = [];
+    let arriving: Array<Promise<unknown>> = [];
+    writer.holdGroupsWith({
+      hold: (queued, lastGroup) => {
+        holds.push([queued, lastGroup]);
+        // What the writer thread's messages bring while the gate holds: they join this group.
+        arriving = [writer.writeGrouped(() => s.add('during1')), writer.writeGrouped(() => s.add('during2'))];
+      },
+    });
+    // A lone write does not ask the gate.
+    await writer.writeGrouped(() => s.add('lone'));
+    assert.deepEqual(holds, []);
+    // A busy group: the next one, queued while it commits, asks the gate with what waits and the group's size.
+    const first = Array.from({ length: GROUP_DELAY_AFTER }, (_, i) => writer.writeGrouped(() => s.add(`busy${i}`)));
+    await new Promise((resolve) => setImmediate(resolve));
+    const before = transactions;
+    const next = writer.writeGrouped(() => s.add('next'));
+    await Promise.all([...first, next]);
+    await Promise.all(arriving);
+    assert.deepEqual(holds, [[1, GROUP_DELAY_AFTER]]);
+    assert.equal(transactions - before, 1, 'the write queued before the hold and the two during it shared one transaction');
+    assert.deepEqual(s.names().slice(-3), ['next', 'during1', 'during2']);
+  });
+
   test('writes queued in the same turn commit in one transaction and resolve in order with their own results', async () => {
     const s = scratch();
     const other = new Database(s.file);
