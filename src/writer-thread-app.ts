@@ -93,8 +93,7 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
     } else if (m.type === 'calls') {
       gate.receivedWrites(m.calls.length);
       for (const c of m.calls) void call(c.id, c.name, c.args);
-    }
-    else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
+    } else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
     else if (m.type === 'close') {
       // Calls that committed in this turn are answered before the thread ends.
       flushResults();

@@ -41,7 +41,7 @@ interface Queued {
 
 /**
  * Decides, under concurrent writes, when a group has gathered its members (the writer thread's
- * GroupGate, src/writer-thread-app.ts). hold() may block this thread until more are worth waiting
+ * GroupGate, src/group-gate.ts). hold() may block this thread until more are worth waiting
  * for no longer; the members that arrived meanwhile join once their messages are read.
  */
 export interface GroupHold {
@@ -188,7 +188,9 @@ export class Writer {
     // GROUP_DELAY_MS first, as PostgreSQL's commit_delay does: the clients answered by the last
     // commit send their next writes within that time, and joining them halves the commits and
     // the FTS segments (32 connections otherwise settle into two alternating groups of ~16). A
-    // lone writer never waits, nor does the first write after a quiet spell.
+    // lone writer never waits, nor does the first write after a quiet spell. On the writer
+    // thread a gate decides instead (src/group-gate.ts): the main thread, on the same core, needs
+    // longer than 1 ms to hand over the members a commit answered.
     const busy = this.lastGroupSize >= GROUP_DELAY_AFTER && performance.now() - this.lastFlushAt < BUSY_WINDOW_MS;
     const gate = this.gate;
     if (!busy) setImmediate(() => this.flush());
