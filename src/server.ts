@@ -73,7 +73,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
   const fetch = (...args: Parameters<NonNullable<typeof app>['fetch']>) => app!.fetch(...args);
   let direct: ReturnType<typeof directRoutes> | undefined;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = createNodeServer(fetch, config.host, config, observe, (req, res) => direct?.(req, res) ?? false);
+    const s = createNodeServer(fetch, config.host, config, observe, (req, res, toApp) => direct?.(req, res, toApp) ?? false);
     drain = gracefulClose(s);
     s.once('error', reject);
     s.listen(config.port, config.host, () => resolve(s));

@@ -7,7 +7,7 @@ import { nodeRequest, readNodeBody, requestHeader } from './node-request';
 
 export const MAX_JSON_BYTES = 1_500_000;
 
-const tooLarge = () => new AppError('payload_too_large', `request body is larger than ${MAX_JSON_BYTES} bytes`);
+export const tooLarge = () => new AppError('payload_too_large', `request body is larger than ${MAX_JSON_BYTES} bytes`);
 
 /** The body's bytes (undefined or empty: none), refused as 413 as soon as they pass MAX_JSON_BYTES. */
 export async function readBodyBytes(c: Context): Promise<Buffer | undefined> {
@@ -26,10 +26,16 @@ export async function readBodyBytes(c: Context): Promise<Buffer | undefined> {
 
 /** Returns undefined for an absent/empty body, else the parsed JSON value. */
 export async function readJsonBody(c: Context): Promise<unknown> {
-  const bytes = await readBodyBytes(c);
+  return jsonBody(await readBodyBytes(c), requestHeader(c, 'content-type'));
+}
+
+/** A Content-Type a JSON body may come with (none at all is taken as JSON too). */
+export const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+/** The JSON value of a body's bytes sent with Content-Type `type`: undefined when there are none; 400 when they are not JSON. */
+export function jsonBody(bytes: Buffer | undefined, type: string | undefined): unknown {
   if (bytes === undefined || bytes.length === 0) return undefined;
-  const type = requestHeader(c, 'content-type') ?? '';
-  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) throw invalid('Content-Type must be application/json');
+  if (type && !JSON_TYPE.test(type)) throw invalid('Content-Type must be application/json');
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

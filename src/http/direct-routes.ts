@@ -1,32 +1,45 @@
-// Two answers the node server gives before the Hono app sees the request: GET /healthz, and
-// GET /api/v2/recordings/{id} when it succeeds. On both, the app's own path cost more than the
-// work: for a get by id, the adapter's WHATWG Request and URL, Hono's routing and context, and
-// an async turn were ~40 of ~200 µs per request (CPU profile under autocannon, 32 connections),
-// where a raw node:http + better-sqlite3 server doing the same lookup answered 1.8 times as many.
+// Three answers the node server gives before the Hono app sees the request: GET /healthz,
+// GET /api/v2/recordings/{id} and POST /api/v2/recordings (a create) when they succeed. On these,
+// the app's own path cost more than the work: for a get by id, the adapter's WHATWG Request and
+// URL, Hono's routing and context, and an async turn were ~40 of ~200 µs per request (CPU profile
+// under autocannon, 32 connections), where a raw node:http + better-sqlite3 server doing the same
+// lookup answered 1.8 times as many. A device create is judged against an in-process ceiling
+// (issue 14), and the main thread's share of it was ~90 µs, ~15 of them the adapter and Hono.
 // And /healthz, the first request a starting server answers, then needs neither the adapter nor
 // undici (its WHATWG classes load on first use: ~20% of a start's CPU), which load on first need.
 //
 // Only successes are answered here, with exactly the bytes the app's route writes (status,
 // headers in the same order, body): any other outcome (no or bad credential, no permission, an
 // id the route refuses, not found, deleted, another account's, rate limited, a Host the adapter
-// refuses) goes to the app, as if this file did not exist. Nothing here has an effect the app's
-// path would then repeat: authenticating notes a key's use once (the app's second call finds it
-// noted), and a refused rate-limit take counts nothing. test/http/direct-routes.test.ts compares
-// the wire bytes of both paths for each case.
+// refuses; for a create also a body the route refuses or a create the writer refuses) goes to the
+// app, as if this file did not exist. Nothing here has an effect the app's path would then
+// repeat: authenticating notes a key's use once (the app's second call finds it noted), and a
+// refused rate-limit take counts nothing. A create reads its body first (the app then reads the
+// same bytes, node-request.ts readNodeBodyEarly), and when the writer refuses it after the take,
+// the take is given back and the app runs the create again: a refusal changed nothing, so the app
+// gets the same refusal. test/http/direct-routes.test.ts compares the wire bytes of both paths for
+// each case.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as v from 'valibot';
-import { can } from '../permissions';
+import { can, type Principal } from '../permissions';
+import { MAX_IDEMPOTENCY_KEY } from '../services/recordings';
+import { JSON_TYPE, jsonBody, MAX_JSON_BYTES, tooLarge } from './body';
 import type { HttpDeps } from './env';
 import { healthBody } from './health';
 import { etag } from './if-match';
-import { rawRequestHeader } from './node-request';
+import { rawRequestHeader, readNodeBodyEarly } from './node-request';
 import { markResponse } from './request-observer';
-import { BEARER, requestIdFrom } from './router';
+import { BEARER, parseWith, requestIdFrom } from './router';
 import { Id } from './schemas';
+import { CreateBody, written } from './v2/recordings';
+import { runWrite } from './write-calls';
 
 /** A request the app would route to GET /api/v2/recordings/{id}, with an id free of escapes. */
 const RECORDING_PATH = /^\/api\/v2\/recordings\/([A-Za-z0-9_-]{1,256})$/;
 const RECORDING_TEMPLATE = '/api/v2/recordings/{id}';
+/** POST: a create (the route's template is its path). */
+const CREATE_PATH = '/api/v2/recordings';
+const CREATE_TEMPLATE = CREATE_PATH;
 
 /** Host values seen, whether the adapter takes them (checked as it does, once per value). */
 const MAX_HOSTS = 64;
@@ -44,18 +57,22 @@ function adapterTakesHost(host: string): boolean {
   }
 }
 
-/** Writes a 200 JSON answer as the app's jsonAnswer() does through the adapter (which adds Content-Length last). */
-function answer(res: ServerResponse, body: string, headers: Record<string, string>): true {
-  res.writeHead(200, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+/** Writes a JSON answer as the app's jsonAnswer() does through the adapter (which adds Content-Length last). */
+function answer(res: ServerResponse, body: string, headers: Record<string, string>, status = 200): true {
+  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
   return true;
 }
 
+/** Takes a request answered here, or hands it to the app (`toApp`, the adapter's listener). */
+export type DirectRoutes = (req: IncomingMessage, res: ServerResponse, toApp: () => void) => boolean;
+
 /**
- * The direct answers for `deps`'s app: returns true when it answered `req`, false when the app
- * must. `hostname` is the server's, which the adapter puts in place of a missing Host.
+ * The direct answers for `deps`'s app: returns true when it answered `req`, or took it (a create:
+ * it then answers it, or hands it to `toApp` later); false when the app must. `hostname` is the
+ * server's, which the adapter puts in place of a missing Host.
  */
-export function directRoutes(deps: HttpDeps, hostname: string): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
   const { services, rateLimiter } = deps;
   const hosts = new Map<string, boolean>();
   const hostOk = (req: IncomingMessage): boolean => {
@@ -96,9 +113,75 @@ export function directRoutes(deps: HttpDeps, hostname: string): (req: IncomingMe
     return answer(res, answered.body, { 'content-type': 'application/json', 'x-request-id': id, ...limitHeaders, etag: etag(answered.revision) });
   };
 
-  return (req, res) => {
-    if (req.method !== 'GET') return false;
+  /** The caller's principal when it may create (else undefined: the app refuses it). */
+  const creator = (req: IncomingMessage): Principal | undefined => {
+    const authorization = rawRequestHeader(req, 'authorization');
+    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    if (token === undefined) return undefined;
+    try {
+      const principal = services.auth.authenticate(token);
+      return can(principal, 'recordings:create') ? principal : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const create = (req: IncomingMessage, res: ServerResponse, toApp: () => void): boolean => {
+    // A body of a stated length within the limit, not chunked, of a JSON type (or none), no
+    // Expect; an Idempotency-Key the route takes; a credential that may create.
+    const { headers } = req;
+    const length = Number(headers['content-length']);
+    if (!(length > 0 && length <= MAX_JSON_BYTES) || headers['transfer-encoding'] !== undefined || headers.expect !== undefined) return false;
+    const type = rawRequestHeader(req, 'content-type');
+    if (type !== undefined && !JSON_TYPE.test(type)) return false;
+    const key = rawRequestHeader(req, 'idempotency-key');
+    if (key === undefined || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) return false;
+    const principal = creator(req);
+    if (principal === undefined) return false;
+    // Taken: from here on, every outcome but a success is the app's, which reads the same bytes
+    // (readNodeBodyEarly keeps them, or the error of a body that did not arrive whole).
+    const created = readNodeBodyEarly(req, MAX_JSON_BYTES, tooLarge).then(async (bytes) => {
+      let input;
+      let limitHeaders;
+      try {
+        input = parseWith('body', CreateBody, jsonBody(bytes, type));
+        // Last, as it is the one step with an effect; refused (429), it has none.
+        limitHeaders = rateLimiter.take(principal.credentialId);
+      } catch {
+        return undefined;
+      }
+      try {
+        return { limitHeaders, ...(await runWrite(services, deps.writes, 'createRecording', principal, input, key)) };
+      } catch {
+        // Refused (a conflict, a deleted recording, the writer unavailable): the app runs it
+        // again and answers, counting the request itself. A refusal changes nothing, so it is
+        // refused the same way (or, after the writer restarted, served as a retry would be).
+        rateLimiter.giveBack(principal.credentialId);
+        return undefined;
+      }
+    });
+    void created.then(
+      (done) => {
+        if (!done) return toApp();
+        const { row, replayed, limitHeaders } = done;
+        const id = requestIdFrom(rawRequestHeader(req, 'x-request-id'));
+        markResponse(res, CREATE_TEMPLATE, id);
+        const extra: Record<string, string> = { etag: etag(row.revision), location: `/api/v2/recordings/${row.id}` };
+        if (replayed) extra['idempotent-replayed'] = 'true';
+        answer(res, JSON.stringify(written(principal, row)), { 'content-type': 'application/json', 'x-request-id': id, ...limitHeaders, ...extra }, replayed ? 200 : 201);
+      },
+      () => toApp(),
+    )
+      // Not expected (the answer's parts are checked values): the write is done, so not the
+      // app's to run again; the client sees the connection close, as for a crash after a commit.
+      .catch(() => res.destroy());
+    return true;
+  };
+
+  return (req, res, toApp) => {
     const url = req.url ?? '';
+    if (req.method === 'POST') return url === CREATE_PATH && hostOk(req) && create(req, res, toApp);
+    if (req.method !== 'GET') return false;
     if (url === '/healthz') return hostOk(req) && health(req, res);
     const m = url.length > 19 ? RECORDING_PATH.exec(url) : null;
     return m !== null && hostOk(req) && recording(req, res, m[1]!);

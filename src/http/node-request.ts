@@ -31,11 +31,27 @@ export function rawRequestHeader(req: IncomingMessage, name: string): string | u
   return value;
 }
 
+const PREREAD = Symbol('reclib.preread');
+type Preread = IncomingMessage & { [PREREAD]?: Promise<Buffer> };
+
+/**
+ * Reads the body of `incoming` now (readNodeBody), and keeps the outcome for whoever reads it
+ * next: the app, when src/http/direct-routes.ts hands it a request whose body it has read.
+ */
+export function readNodeBodyEarly(incoming: IncomingMessage, max: number, tooLarge: () => Error): Promise<Buffer> {
+  const read = readNodeBody(incoming, max, tooLarge);
+  (incoming as Preread)[PREREAD] = read;
+  return read;
+}
+
 /**
  * The body bytes of a Node request, refusing with `tooLarge()` as soon as more than `max` bytes
  * arrived (the rest is left unread; the adapter drains or closes the connection after the answer).
  */
 export function readNodeBody(incoming: IncomingMessage, max: number, tooLarge: () => Error): Promise<Buffer> {
+  // Read before the app saw the request (readNodeBodyEarly): the same bytes, or the same error.
+  const early = (incoming as Preread)[PREREAD];
+  if (early) return early;
   // Already read to its end (nothing to wait for: 'end' will not come again).
   if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {

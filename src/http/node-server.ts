@@ -114,8 +114,8 @@ export function createNodeServer(
   hostname: string,
   timeouts: ConnectionTimeouts,
   observe?: (req: IncomingMessage, res: ServerResponse) => void,
-  /** Answers a request before the app (src/http/direct-routes.ts) and says so, or returns false. */
-  direct?: (req: IncomingMessage, res: ServerResponse) => boolean,
+  /** Answers a request before the app, or takes it to answer or hand over later (src/http/direct-routes.ts), and says so; or returns false. */
+  direct?: (req: IncomingMessage, res: ServerResponse, toApp: () => void) => boolean,
   /** Loads the adapter (tests stand in a failing load). */
   loadAdapter: () => Promise<Pick<typeof import('@hono/node-server'), 'getRequestListener'>> = () => import('@hono/node-server'),
 ): Server {
@@ -154,7 +154,9 @@ export function createNodeServer(
       res.end(body);
       return;
     }
-    if (direct?.(req, res)) return;
+    if (!direct?.(req, res, () => toApp(req, res))) toApp(req, res);
+  };
+  const toApp = (req: IncomingMessage, res: ServerResponse) => {
     if (listener) void listener(req, res);
     else loadListener().then((l) => void l(req, res), (e: unknown) => cannotLoad(res, e));
   };

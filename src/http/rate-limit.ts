@@ -41,6 +41,15 @@ export class RateLimiter {
     return { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) };
   }
 
+  /**
+   * Uncounts one request of the credential that take() counted, for a request that is then
+   * handed to the app, which counts it (src/http/direct-routes.ts). The newest entry goes: when
+   * others came in between, the window frees a little later than for this one, never earlier.
+   */
+  giveBack(credentialId: string): void {
+    this.logs.get(credentialId)?.pop();
+  }
+
   /** take(), with the headers put on the context's answer (for handlers that answer through c). */
   takeFor(credentialId: string, c: Context): void {
     const headers = this.take(credentialId);

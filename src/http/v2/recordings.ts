@@ -25,7 +25,7 @@ const RecordingResponse = v.object({
 
 const AudioRefSchema = v.strictObject({ clientId: Id, fileId: Id });
 
-const CreateBody = v.strictObject({
+export const CreateBody = v.strictObject({
   type: v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"'),
   title: v.optional(v.string()),
   transcript: v.optional(v.pipe(v.string(), v.description('A nonempty transcript makes the status "ready" (else "pending")'))),
