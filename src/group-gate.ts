@@ -59,7 +59,8 @@ export class GroupGate {
 
   /** The writer thread read `n` writes from the main thread's messages. */
   receivedWrites(n: number): void {
-    this.received += n;
+    // Int32 arithmetic, as SIGNAL.posted wraps after 2^31 posts.
+    this.received = (this.received + n) | 0;
   }
 
   /**
@@ -76,7 +77,7 @@ export class GroupGate {
     for (;;) {
       const posted = Atomics.load(signals, SIGNAL.posted);
       // Posted but not read yet: they join in the turn before the flush.
-      if (queued + (posted - this.received) >= expected) return;
+      if (queued + ((posted - this.received) | 0) >= expected) return;
       const now = clock.now();
       if (now - start >= HOLD_MS) return;
       const activity = Atomics.load(signals, SIGNAL.activity);

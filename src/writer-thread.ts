@@ -104,6 +104,12 @@ export class WriterThread implements Worker, WriteForwarder {
     Atomics.add(this.signals, SIGNAL.activity, 1);
   }
 
+  /** Answers of the writer are written in this turn: its next group waits for that (group-gate.ts). */
+  private answering(): void {
+    Atomics.add(this.signals, SIGNAL.activity, 1);
+    if (Atomics.exchange(this.signals, SIGNAL.answering, 1) === 0) setImmediate(() => Atomics.store(this.signals, SIGNAL.answering, 0));
+  }
+
   /** `n` writes were posted: the writer's group gate may be waiting for them. */
   private posted(n: number): void {
     Atomics.add(this.signals, SIGNAL.posted, n);
@@ -243,13 +249,12 @@ export class WriterThread implements Worker, WriteForwarder {
   private received(m: FromWriter): void {
     switch (m.type) {
       case 'answer':
+        this.answering();
         return this.settle(m.id, (p) => p.resolve(m.answer as never));
       case 'failed':
         return this.settle(m.id, (p) => p.reject(new Error(m.message)));
       case 'results':
-        // Their answers are written in this turn: the writer's next group waits for that (group-gate.ts).
-        Atomics.add(this.signals, SIGNAL.activity, 1);
-        if (Atomics.exchange(this.signals, SIGNAL.answering, 1) === 0) setImmediate(() => Atomics.store(this.signals, SIGNAL.answering, 0));
+        this.answering();
         for (const r of m.results) this.settle(r.id, (p) => (r.type === 'result' ? p.resolve(r.value as never) : p.reject(callErrorAgain(r.error))));
         return;
       case 'commit':

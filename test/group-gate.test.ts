@@ -88,4 +88,13 @@ describe('GroupGate.hold', () => {
     g.gate.hold(4, 30);
     assert.equal(g.elapsed(), QUIET_MS);
   });
+
+  test('counts on when the shared count of posts wraps past 2^31', () => {
+    const g = gateOn(() => assert.fail('must not wait'));
+    g.gate.receivedWrites(2 ** 31 - 1);
+    // Six more posted than read: the Int32 has wrapped to a negative number.
+    Atomics.store(g.signals, SIGNAL.posted, (2 ** 31 - 1 + 6) | 0);
+    g.gate.hold(2, 6);
+    assert.equal(g.elapsed(), 0);
+  });
 });

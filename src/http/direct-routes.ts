@@ -16,9 +16,9 @@
 // repeat: authenticating notes a key's use once (the app's second call finds it noted), and a
 // refused rate-limit take counts nothing. A create reads its body first (the app then reads the
 // same bytes, node-request.ts readNodeBodyEarly), and when the writer refuses it after the take,
-// the take is given back and the app runs the create again: a refusal changed nothing, so the app
-// gets the same refusal. test/http/direct-routes.test.ts compares the wire bytes of both paths for
-// each case.
+// the take is given back and the app answers the writer's error (keepWriteRefusal), without
+// running the create again. test/http/direct-routes.test.ts compares the wire bytes of both paths
+// for each case.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as v from 'valibot';
 import { can, type Principal } from '../permissions';
@@ -27,7 +27,7 @@ import { JSON_TYPE, jsonBody, MAX_JSON_BYTES, tooLarge } from './body';
 import type { HttpDeps } from './env';
 import { healthBody } from './health';
 import { etag } from './if-match';
-import { rawRequestHeader, readNodeBodyEarly } from './node-request';
+import { keepWriteRefusal, rawRequestHeader, readNodeBodyEarly } from './node-request';
 import { markResponse } from './request-observer';
 import { BEARER, parseWith, requestIdFrom } from './router';
 import { Id } from './schemas';
@@ -137,7 +137,8 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     const key = rawRequestHeader(req, 'idempotency-key');
     if (key === undefined || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) return false;
     const principal = creator(req);
-    if (principal === undefined) return false;
+    // Over its rate limit: the app refuses it before it reads the body.
+    if (principal === undefined || rateLimiter.full(principal.credentialId)) return false;
     // Taken: from here on, every outcome but a success is the app's, which reads the same bytes
     // (readNodeBodyEarly keeps them, or the error of a body that did not arrive whole).
     const created = readNodeBodyEarly(req, MAX_JSON_BYTES, tooLarge).then(async (bytes) => {
@@ -152,11 +153,12 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
       }
       try {
         return { limitHeaders, ...(await runWrite(services, deps.writes, 'createRecording', principal, input, key)) };
-      } catch {
-        // Refused (a conflict, a deleted recording, the writer unavailable): the app runs it
-        // again and answers, counting the request itself. A refusal changes nothing, so it is
-        // refused the same way (or, after the writer restarted, served as a retry would be).
+      } catch (e) {
+        // Refused (a conflict, a deleted recording, the writer unavailable): the app answers the
+        // same error (keepWriteRefusal: its route throws it instead of running the write again),
+        // counting the request itself.
         rateLimiter.giveBack(principal.credentialId);
+        keepWriteRefusal(req, e);
         return undefined;
       }
     });

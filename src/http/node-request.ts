@@ -44,6 +44,20 @@ export function readNodeBodyEarly(incoming: IncomingMessage, max: number, tooLar
   return read;
 }
 
+const REFUSED = Symbol('reclib.writeRefused');
+type Refused = IncomingMessage & { [REFUSED]?: { error: unknown } };
+
+/**
+ * The write of a request that src/http/direct-routes.ts ran and the writer refused, before it hands
+ * the request to the app: the app's route answers with this error instead of running it again.
+ */
+export function keepWriteRefusal(incoming: IncomingMessage, error: unknown): void {
+  (incoming as Refused)[REFUSED] = { error };
+}
+
+/** keepWriteRefusal()'s error for c's request, if any. */
+export const writeRefusal = (c: Context): { error: unknown } | undefined => (nodeRequest(c) as Refused | undefined)?.[REFUSED];
+
 /**
  * The body bytes of a Node request, refusing with `tooLarge()` as soon as more than `max` bytes
  * arrived (the rest is left unread; the adapter drains or closes the connection after the answer).

@@ -41,6 +41,20 @@ export class RateLimiter {
     return { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) };
   }
 
+  /** Whether take() would refuse the credential now (it counts nothing). */
+  full(credentialId: string): boolean {
+    if (this.limit === 0) return false;
+    const now = this.clock.now();
+    const log = this.logs.get(credentialId);
+    if (!log) return false;
+    let live = log.length;
+    for (const at of log) {
+      if (at > now - WINDOW_MS) break;
+      live--;
+    }
+    return live >= this.limit;
+  }
+
   /**
    * Uncounts one request of the credential that take() counted, for a request that is then
    * handed to the app, which counts it (src/http/direct-routes.ts). The newest entry goes: when

@@ -183,6 +183,13 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
       return [head, text];
     };
     const keyMask = /k\d+-[da]\b/g;
+    // Creates run (both servers share the services): a refused one must not run twice.
+    let runs = 0;
+    const createGrouped = w.h.services.recordings.createGrouped.bind(w.h.services.recordings);
+    w.h.services.recordings.createGrouped = (...args) => {
+      runs++;
+      return createGrouped(...args);
+    };
     const clip = { type: 'clip', title: 'Buy milk', transcript: 'todo buy milk', recordedAt: 1_790_000_000_000 };
 
     const created = await w.sameWrite(post('k1', clip));
@@ -193,8 +200,11 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
     assert.ok(replayed.direct);
     assert.match(replayed.answer, /^HTTP\/1\.1 200 OK\r\n/);
     assert.match(replayed.answer, /\r\nidempotent-replayed: true\r\n/);
-    // Refused by the writer: handed to the app, and counted once (RateLimit-Remaining as the app's).
+    // Refused by the writer: handed to the app, which answers the writer's error without running
+    // the create again, and counted once (RateLimit-Remaining as the app's).
+    const before = runs;
     const conflict = await w.sameWrite(post('k1', { ...clip, title: 'Buy oat milk' }), [keyMask]);
+    assert.equal(runs - before, 2, 'once on each server');
     assert.equal(conflict.direct, false);
     assert.match(conflict.answer, /^HTTP\/1\.1 409 /);
     assert.match(conflict.answer, /\r\nratelimit-remaining: 7\r\n/i);
@@ -238,5 +248,26 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
     const gone = await w.sameWrite(post('gone', { type: 'clip', title: 'T', transcript: 'some words' }), [/gone-[da]/g]);
     assert.equal(gone.direct, false);
     assert.match(gone.answer, /^HTTP\/1\.1 410 /);
+  });
+
+  it('POST /api/v2/recordings from a client that goes away before its body is complete: nothing is created, the server goes on', async (t) => {
+    const w = await world(t, 0);
+    const port = await serve(t, w.h.app.fetch, directRoutes(w.h.http.deps, '127.0.0.1'));
+    const count = () => w.h.services.core.db.prepare('SELECT count(*) FROM recordings').pluck().get();
+    const before = count();
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(
+          ['POST /api/v2/recordings HTTP/1.1', 'Host: localhost', `Authorization: Bearer ${w.writer}`, 'Idempotency-Key: half', 'Content-Type: application/json', 'Content-Length: 200', '', '{"type":"clip",'].join('\r\n'),
+          () => setTimeout(() => socket.destroy(), 50),
+        );
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(count(), before);
+    const r = await raw(port, ['GET /healthz HTTP/1.1', 'Host: localhost'].join('\r\n'));
+    assert.match(r, /^HTTP\/1\.1 200 OK\r\n/);
   });
 });

@@ -14,6 +14,7 @@ import { recordingsPage } from '../page-answer';
 import { jsonAnswer, jsonTextAnswer, type ApiRouter } from '../router';
 import { Id, IdParams, queryInt, RecordedAt, RecordingsLimit, RecordingsNextCursor } from '../schemas';
 import { RecordingSchema } from '../schemas/recordings';
+import { writeRefusal } from '../node-request';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
 import { runWrite } from '../write-calls';
 
@@ -120,6 +121,9 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
     },
     async (c, { body, principal }) => {
       const key = idempotencyKey(c, MAX_IDEMPOTENCY_KEY, 'new recording');
+      // Run and refused already by the node server's direct route (direct-routes.ts): its error.
+      const refused = writeRefusal(c);
+      if (refused) throw refused.error;
       const { row, replayed } = await runWrite(deps.services, deps.writes, 'createRecording', principal, body, key);
       const headers: Record<string, string> = { etag: etag(row.revision), location: `/api/v2/recordings/${row.id}` };
       if (replayed) headers['idempotent-replayed'] = 'true';
