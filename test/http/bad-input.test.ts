@@ -276,6 +276,8 @@ describe('text must be valid Unicode: a lone surrogate escape is a 400 naming th
     const cases: Array<[string, string, string, string]> = [
       ['/api/v2/recordings', '{"type":"memo","title":"a\\ud800b"}', 'body.title', 'POST'],
       ['/api/v2/recordings', '{"type":"memo","transcript":"x\\udfffy"}', 'body.transcript', 'POST'],
+      // Upper-case hex, as JSON allows.
+      ['/api/v2/recordings', '{"type":"memo","summary":"\\uDC00 \\u00e9"}', 'body.summary', 'POST'],
       ['/api/v1/recordings', '{"kind":"memo","audio":[{"clientId":"c","fileId":"f"}],"summary":"\\udbff"}', 'body.summary', 'POST'],
       ['/api/v2/api-keys', '{"name":"\\ud800","permissions":["events:read"]}', 'body.name', 'POST'],
       ['/api/v2/recordings', '{"type":"memo","ti\\ud800":1}', 'body (a field name)', 'POST'],
