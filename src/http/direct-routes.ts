@@ -21,7 +21,7 @@
 // for each case.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as v from 'valibot';
-import { can, type Principal } from '../permissions';
+import { can, type Permission, type Principal } from '../permissions';
 import { MAX_IDEMPOTENCY_KEY } from '../services/recordings';
 import { JSON_TYPE, jsonBody, MAX_JSON_BYTES, tooLarge } from './body';
 import type { HttpDeps } from './env';
@@ -86,44 +86,42 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     return ok;
   };
 
-  const health = (req: IncomingMessage, res: ServerResponse): boolean => {
+  /** Answers as the app's route `template` does (jsonAnswer): its request id, then `headers`. */
+  const reply = (req: IncomingMessage, res: ServerResponse, template: string, body: string, headers: Record<string, string> = {}, status = 200): true => {
     const id = requestIdFrom(rawRequestHeader(req, 'x-request-id'));
-    markResponse(res, '/healthz', id);
-    return answer(res, JSON.stringify(healthBody(services.core)), { 'content-type': 'application/json', 'x-request-id': id });
+    markResponse(res, template, id);
+    return answer(res, body, { 'content-type': 'application/json', 'x-request-id': id, ...headers }, status);
   };
 
-  const recording = (req: IncomingMessage, res: ServerResponse, pathId: string): boolean => {
+  /** The bearer's principal when it holds `permission`; else undefined (the app answers the refusal). */
+  const holder = (req: IncomingMessage, permission: Permission): Principal | undefined => {
     const authorization = rawRequestHeader(req, 'authorization');
     const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-    if (token === undefined) return false;
+    if (token === undefined) return undefined;
+    try {
+      const principal = services.auth.authenticate(token);
+      return can(principal, permission) ? principal : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const health = (req: IncomingMessage, res: ServerResponse): boolean => reply(req, res, '/healthz', JSON.stringify(healthBody(services.core)));
+
+  const recording = (req: IncomingMessage, res: ServerResponse, pathId: string): boolean => {
+    const principal = holder(req, 'recordings:read');
+    // The route's params are IdParams, { id: Id }: the id alone is checked here.
+    if (principal === undefined || !v.is(Id, pathId)) return false;
     let answered;
     let limitHeaders;
     try {
-      const principal = services.auth.authenticate(token);
-      // The route's params are IdParams, { id: Id }: the id alone is checked here.
-      if (!can(principal, 'recordings:read') || !v.is(Id, pathId)) return false;
       answered = services.recordings.answer(principal, pathId);
       // Last, as it is the one step with an effect; refused (429), it has none. Nothing after it throws.
       limitHeaders = rateLimiter.take(principal.credentialId);
     } catch {
       return false;
     }
-    const id = requestIdFrom(rawRequestHeader(req, 'x-request-id'));
-    markResponse(res, RECORDING_TEMPLATE, id);
-    return answer(res, answered.body, { 'content-type': 'application/json', 'x-request-id': id, ...limitHeaders, etag: etag(answered.revision) });
-  };
-
-  /** The caller's principal when it may create (else undefined: the app refuses it). */
-  const creator = (req: IncomingMessage): Principal | undefined => {
-    const authorization = rawRequestHeader(req, 'authorization');
-    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-    if (token === undefined) return undefined;
-    try {
-      const principal = services.auth.authenticate(token);
-      return can(principal, 'recordings:create') ? principal : undefined;
-    } catch {
-      return undefined;
-    }
+    return reply(req, res, RECORDING_TEMPLATE, answered.body, { ...limitHeaders, etag: etag(answered.revision) });
   };
 
   const create = (req: IncomingMessage, res: ServerResponse, toApp: () => void): boolean => {
@@ -136,7 +134,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     if (type !== undefined && !JSON_TYPE.test(type)) return false;
     const key = rawRequestHeader(req, 'idempotency-key');
     if (key === undefined || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) return false;
-    const principal = creator(req);
+    const principal = holder(req, 'recordings:create');
     // Over its rate limit: the app refuses it before it reads the body.
     if (principal === undefined || rateLimiter.full(principal.credentialId)) return false;
     // Taken: from here on, every outcome but a success is the app's, which reads the same bytes
@@ -166,11 +164,9 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
       (done) => {
         if (!done) return toApp();
         const { row, replayed, limitHeaders } = done;
-        const id = requestIdFrom(rawRequestHeader(req, 'x-request-id'));
-        markResponse(res, CREATE_TEMPLATE, id);
-        const extra: Record<string, string> = { etag: etag(row.revision), location: `/api/v2/recordings/${row.id}` };
-        if (replayed) extra['idempotent-replayed'] = 'true';
-        answer(res, JSON.stringify(written(principal, row)), { 'content-type': 'application/json', 'x-request-id': id, ...limitHeaders, ...extra }, replayed ? 200 : 201);
+        const headers: Record<string, string> = { ...limitHeaders, etag: etag(row.revision), location: `/api/v2/recordings/${row.id}` };
+        if (replayed) headers['idempotent-replayed'] = 'true';
+        reply(req, res, CREATE_TEMPLATE, JSON.stringify(written(principal, row)), headers, replayed ? 200 : 201);
       },
       () => toApp(),
     )

@@ -25,9 +25,8 @@ export class RateLimiter {
     if (this.limit === 0) return undefined;
     const now = this.clock.now();
     this.sweep(now);
-    let log = this.logs.get(credentialId);
+    let log = this.window(credentialId, now);
     if (!log) this.logs.set(credentialId, (log = []));
-    while (log.length > 0 && (log[0] as number) <= now - WINDOW_MS) log.shift();
     if (log.length >= this.limit) {
       const retryAfter = Math.max(1, Math.ceil(((log[0] as number) + WINDOW_MS - now) / 1000));
       throw new AppError('rate_limited', `rate limit of ${this.limit} requests per minute exceeded; retry in ${retryAfter} s`, {
@@ -43,16 +42,14 @@ export class RateLimiter {
 
   /** Whether take() would refuse the credential now (it counts nothing). */
   full(credentialId: string): boolean {
-    if (this.limit === 0) return false;
-    const now = this.clock.now();
+    return this.limit > 0 && (this.window(credentialId, this.clock.now())?.length ?? 0) >= this.limit;
+  }
+
+  /** The credential's log (if it has one) without the requests that left the window by `now`. */
+  private window(credentialId: string, now: number): number[] | undefined {
     const log = this.logs.get(credentialId);
-    if (!log) return false;
-    let live = log.length;
-    for (const at of log) {
-      if (at > now - WINDOW_MS) break;
-      live--;
-    }
-    return live >= this.limit;
+    while (log && log.length > 0 && (log[0] as number) <= now - WINDOW_MS) log.shift();
+    return log;
   }
 
   /**
