@@ -81,6 +81,19 @@ describe('writes on the writer thread', () => {
     });
     assert.equal(((await again.json()) as { recording: { id: string } }).recording.id, ((await ok.json()) as { recording: { id: string } }).recording.id);
     assert.equal(again.headers.get('ratelimit-remaining'), '48', 'every forwarded write is counted once, here');
+    // The key again with another body: the thread refuses it after the direct route took its
+    // rate limit; the take is given back and the app answers the thread's error, counted once.
+    const conflict = await fetch(`${s.url}/api/v2/recordings`, {
+      method: 'POST',
+      headers: json(key, { 'idempotency-key': 'h1', 'x-request-id': 'client-chosen-2' }),
+      body: JSON.stringify({ type: 'memo', title: 'Standup', transcript: 'other notes' }),
+    });
+    assert.equal(conflict.status, 409);
+    assert.equal(((await conflict.json()) as { error: { code: string } }).error.code, 'idempotency_conflict');
+    assert.equal(conflict.headers.get('x-request-id'), 'client-chosen-2');
+    assert.equal(conflict.headers.get('ratelimit-remaining'), '47', 'a refused create is counted once');
+    const listed = await fetch(`${s.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(((await listed.json()) as { recordings: unknown[] }).recordings.length, 1, 'the refused create wrote nothing');
 
     const bad = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'h2' }), body: '{"type":"tape"}' });
     assert.equal(bad.status, 400);
