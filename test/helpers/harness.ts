@@ -11,6 +11,7 @@ import { createApp } from '../../src/http/app';
 import { Metrics } from '../../src/observe/metrics';
 import { PERMISSIONS, type Permission } from '../../src/permissions';
 import { createServices } from '../../src/services';
+import { SEARCH_BUDGET } from '../../src/services/recording-search';
 import { MetricsStore } from '../../src/store/metrics-store';
 
 /**
@@ -54,6 +55,11 @@ export function harness(over: Partial<Config> = {}, coreOver: Partial<Pick<Core,
   const db = openDatabase(config.db);
   const core: Core = { db, writer: new Writer(db, undefined, clock), clock, config, masterSecret: randomBytes(32), resolver: noDns, ...coreOver };
   const services = createServices(core);
+  // The search budget's time bound on the fake clock, which stands still during a request: a page
+  // ends at its candidate bound only, whatever the machine's speed. On the system clock a page of
+  // more than minCandidates rows read was cut short whenever 3 ms passed (a loaded CI machine),
+  // and a test expecting every match on one page failed. Tests of the time bound set their own.
+  services.recordings.searchBudget = { ...SEARCH_BUDGET, now: () => clock.now() };
   const errors: string[] = [];
   const metrics = config.metricsToken ? new Metrics(new MetricsStore(db), config.db) : undefined;
   const http = createApp(services, { logError: (l) => errors.push(l), ...(metrics ? { metrics } : {}) });

@@ -68,7 +68,7 @@ it('walking all pages with any filters returns each matching recording exactly o
       fc.pre(filters.from === undefined || filters.to === undefined || filters.from <= filters.to);
       const h = harness({ rateLimit: 0 }); // many requests per key: no rate limit
       h.services.recordings.searchBudget =
-        budget !== undefined ? { candidates: budget, minCandidates: 0, ms: Infinity, probeRows, now: () => 0 } : { ...SEARCH_BUDGET, probeRows };
+        budget !== undefined ? { candidates: budget, minCandidates: 0, ms: Infinity, probeRows, now: () => 0 } : { ...SEARCH_BUDGET, probeRows, now: () => 0 };
       const token = h.key();
       const principal = h.services.auth.authenticate(token);
       const svc = h.services.recordings;
