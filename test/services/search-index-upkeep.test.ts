@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { testConfig } from '../../src/config';
 import { BUSY_TIMEOUT_MS, type Db } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
-import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_UTILIZATION, SLICE_PAGES, type MergerOptions } from '../../src/services/index-merger';
+import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_REQUESTS_PER_S, QUIET_UTILIZATION, SLICE_PAGES, type MergerOptions } from '../../src/services/index-merger';
 import { startServer } from '../../src/server';
 import { RecordingStore } from '../../src/store/recording-store';
 import { integrityCheck, matches } from '../helpers/fts';
@@ -228,7 +228,7 @@ describe('FTS upkeep', () => {
     assert.equal(slices, 6);
   });
 
-  it('on the writer thread, a request the main thread answered since the last look is work too', () => {
+  it('on the writer thread, requests the main thread answered since the last look are work too, beyond a light rate', () => {
     let mainRequests = 0;
     const { look, merger, store } = mergerOnClock(harness(), { requestsElsewhere: () => mainRequests });
     let slices = 0;
@@ -237,8 +237,11 @@ describe('FTS upkeep', () => {
       return true;
     };
     merger.noteWrite();
+    // One more a look than the light rate allows: reads keep arriving on the main thread while
+    // this thread's own loop is idle.
+    const busy = Math.floor((QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000) + 1;
     for (let t = 0; t < QUIET_MS + CHECK_EVERY_MS; t += CHECK_EVERY_MS) {
-      mainRequests++; // reads keep arriving on the main thread; this thread's own loop is idle
+      mainRequests += busy;
       look(CHECK_EVERY_MS);
     }
     assert.equal(slices, 0, 'no merge while the main thread answers requests');
@@ -252,6 +255,39 @@ describe('FTS upkeep', () => {
     mainRequests++;
     assert.equal(look(10), false);
     assert.equal(slices, 1, 'a request on the main thread in the gap stops the series');
+  });
+
+  it('a poller asking once a second does not keep the index from being merged; a request in the gap after a slice still ends the series', () => {
+    let mainRequests = 0;
+    const { look, merger, store } = mergerOnClock(harness(), { requestsElsewhere: () => mainRequests });
+    let slices = 0;
+    store.mergeSlice = () => {
+      slices++;
+      return true;
+    };
+    merger.noteWrite();
+    let t = 0;
+    // A request on the main thread every second, for twice the quiet time: merging starts.
+    while (slices === 0 && t < 2 * QUIET_MS) {
+      t += CHECK_EVERY_MS;
+      if (t % 1000 === 0) mainRequests++;
+      look(CHECK_EVERY_MS);
+    }
+    assert.equal(slices, 1, 'a request a second is a quiet server');
+    assert.ok(t >= QUIET_MS, `not before ${QUIET_MS} ms (${t})`);
+    // The series goes on in short gaps while no request comes; the poller's next request, landing
+    // in a gap, ends it.
+    assert.equal(look(10), true);
+    assert.equal(slices, 2);
+    mainRequests++;
+    assert.equal(look(10), false);
+    assert.equal(slices, 2, 'a request in the gap after a slice ends the series');
+    // Faster than the light rate for a whole quiet spell: no merge.
+    for (let i = 0; i < QUIET_MS / CHECK_EVERY_MS + 1; i++) {
+      mainRequests += Math.floor((QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000) + 1;
+      look(CHECK_EVERY_MS);
+    }
+    assert.equal(slices, 2, `more than ${QUIET_REQUESTS_PER_S} requests a second is work`);
   });
 
   it('a slice never waits for a write lock held by another process, and the work stays pending', () => {
