@@ -20,8 +20,9 @@
 // for it. A look that comes much later than asked for (the loop was blocked, or the process was
 // suspended) does not count as quiet: nothing was observed. On `reclib serve` this runs on the
 // writer thread, whose loop stays quiet while the main thread answers reads: requests the main
-// thread answered since the last look (Core.requestsElsewhere) count as work too, beyond a light
-// rate (QUIET_REQUESTS_PER_S), so merges do not compete with reads for the core and the disk.
+// thread answers (Core.requestsElsewhere) count as work too, beyond a light rate
+// (QUIET_REQUESTS_PER_S, in bursts of up to QUIET_REQUEST_BURST), so merges do not compete with
+// traffic for the core and the disk but are not kept off by a poller either.
 //
 // Why not merge inside the writes (a 64-page slice after every 64 index writes, a transaction of
 // its own inside the burst): creates at 1M recordings, 3 rounds each on one machine, ran at
@@ -44,14 +45,17 @@ const LATE_LOOK_MS = 5 * CHECK_EVERY_MS;
 export const QUIET_UTILIZATION = 0.05;
 /**
  * Requests a second the main thread may answer while the server still counts as quiet (on
- * `reclib serve`, where this runs on the writer thread). Without it a dashboard or a
- * home-automation poller asking once a second kept every 2 s spell from being quiet, and the
- * index was never merged or compacted while it ran. Such a request is a fraction of a millisecond
- * of the main thread; the bench's lightest load is ~140 a second. The allowance is for the time
- * since the last look, rounded down: none in the 10 ms gap after a slice, so a request there
- * still ends the series.
+ * `reclib serve`, where this runs on the writer thread), counted as a token bucket that refills at
+ * this rate up to QUIET_REQUEST_BURST: a look that finds more requests than the bucket holds ends
+ * the quiet spell (and a series of slices). Without it any request between two looks was work, so
+ * a dashboard or a home-automation poller asking once a second kept every 2 s spell from being
+ * quiet, and the index was never merged or compacted while it ran. Such a request is a fraction of
+ * a millisecond of the main thread; the bench's lightest load is ~140 a second. The count is of
+ * requests started and of the writer's answers written (writer-thread.ts), so a write counts twice.
  */
 export const QUIET_REQUESTS_PER_S = 20;
+/** Requests at once within QUIET_REQUESTS_PER_S: a dashboard's refresh of a few endpoints, a write and its answer. */
+export const QUIET_REQUEST_BURST = 5;
 /**
  * Compaction at rest: after this long quiet (and with no merge left to do), the whole index is
  * merged into one segment on a level of its own, in slices of COMPACT_PAGES, at most once per
@@ -115,6 +119,9 @@ export class IndexMerger implements Worker {
   private readonly quietMs: number;
   private readonly requestsElsewhere: (() => number) | undefined;
   private seenElsewhere = 0;
+  /** Requests the main thread may still answer in a quiet spell (QUIET_REQUESTS_PER_S), as of tokensAt. */
+  private tokens = QUIET_REQUEST_BURST;
+  private tokensAt: number;
   private readonly compactQuietMs: number;
   /** When the last compaction began (signals' clock); the start counts as one (see COMPACT_EVERY_MS). */
   private compactedAt: number;
@@ -134,6 +141,8 @@ export class IndexMerger implements Worker {
     this.requestsElsewhere = options.requestsElsewhere ?? core.requestsElsewhere;
     this.lastLookAt = this.signals.now();
     this.compactedAt = this.lastLookAt;
+    this.tokensAt = this.lastLookAt;
+    this.seenElsewhere = this.requestsElsewhere?.() ?? 0;
   }
 
   /** Text was indexed: merges may be due once the server is quiet. */
@@ -145,6 +154,9 @@ export class IndexMerger implements Worker {
   start(): void {
     this.running = true;
     this.startLook();
+    this.seenElsewhere = this.requestsElsewhere?.() ?? 0;
+    this.tokens = QUIET_REQUEST_BURST;
+    this.tokensAt = this.lastLookAt;
     this.quietSince = undefined;
     this.later(CHECK_EVERY_MS);
   }
@@ -161,7 +173,7 @@ export class IndexMerger implements Worker {
    */
   tick(): boolean {
     const now = this.signals.now();
-    const calmElsewhere = this.elsewhereCalm(now - this.lastLookAt);
+    const calmElsewhere = this.elsewhereCalm(now);
     const quiet = this.signals.utilization() <= QUIET_UTILIZATION && now - this.lastLookAt <= LATE_LOOK_MS && calmElsewhere;
     this.quietSince = quiet ? (this.quietSince ?? this.lastLookAt) : undefined;
     this.lastLookAt = now;
@@ -198,20 +210,27 @@ export class IndexMerger implements Worker {
   }
 
   /**
-   * At most QUIET_REQUESTS_PER_S were answered elsewhere in the `ms` since the previous look (true
-   * where nothing else answers requests). The count is an Int32 that wraps (writer-thread.ts).
+   * The requests answered elsewhere since the previous look, slices included, fit in the bucket
+   * (QUIET_REQUESTS_PER_S); true where nothing else answers requests. The count is an Int32 that
+   * wraps (writer-thread.ts). An overdrawn bucket starts again empty.
    */
-  private elsewhereCalm(ms: number): boolean {
+  private elsewhereCalm(now: number): boolean {
     if (!this.requestsElsewhere) return true;
     const count = this.requestsElsewhere();
     const answered = (count - this.seenElsewhere) | 0;
     this.seenElsewhere = count;
-    return answered <= Math.floor((QUIET_REQUESTS_PER_S * ms) / 1000);
+    this.tokens = Math.min(QUIET_REQUEST_BURST, this.tokens + (QUIET_REQUESTS_PER_S * Math.max(0, now - this.tokensAt)) / 1000) - answered;
+    this.tokensAt = now;
+    if (this.tokens >= 0) return true;
+    this.tokens = 0;
+    return false;
   }
 
-  /** The next look measures the event loop (and the requests answered elsewhere) from now on. */
+  /**
+   * The next look measures the event loop from now on (a slice is not load). Requests answered
+   * elsewhere meanwhile still count: they are traffic the slice shared the machine with.
+   */
   private startLook(): void {
-    if (this.requestsElsewhere) this.seenElsewhere = this.requestsElsewhere();
     this.signals.utilization();
     this.lastLookAt = this.signals.now();
   }

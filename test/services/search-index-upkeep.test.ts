@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { testConfig } from '../../src/config';
 import { BUSY_TIMEOUT_MS, type Db } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
-import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_REQUESTS_PER_S, QUIET_UTILIZATION, SLICE_PAGES, type MergerOptions } from '../../src/services/index-merger';
+import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_REQUEST_BURST, QUIET_REQUESTS_PER_S, QUIET_UTILIZATION, SLICE_PAGES, type MergerOptions } from '../../src/services/index-merger';
 import { startServer } from '../../src/server';
 import { RecordingStore } from '../../src/store/recording-store';
 import { integrityCheck, matches } from '../helpers/fts';
@@ -228,7 +228,7 @@ describe('FTS upkeep', () => {
     assert.equal(slices, 6);
   });
 
-  it('on the writer thread, requests the main thread answered since the last look are work too, beyond a light rate', () => {
+  it('on the writer thread, requests the main thread answers are work too, beyond a light rate', () => {
     let mainRequests = 0;
     const { look, merger, store } = mergerOnClock(harness(), { requestsElsewhere: () => mainRequests });
     let slices = 0;
@@ -237,14 +237,14 @@ describe('FTS upkeep', () => {
       return true;
     };
     merger.noteWrite();
-    // One more a look than the light rate allows: reads keep arriving on the main thread while
-    // this thread's own loop is idle.
-    const busy = Math.floor((QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000) + 1;
+    // Half again the light rate: reads keep arriving on the main thread while this thread's own
+    // loop is idle.
+    const busy = (1.5 * QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000;
     for (let t = 0; t < QUIET_MS + CHECK_EVERY_MS; t += CHECK_EVERY_MS) {
       mainRequests += busy;
       look(CHECK_EVERY_MS);
     }
-    assert.equal(slices, 0, 'no merge while the main thread answers requests');
+    assert.equal(slices, 0, 'no merge while the main thread answers more than the light rate');
     let quietLooks = 0;
     while (slices === 0 && quietLooks < 100) {
       look(CHECK_EVERY_MS);
@@ -252,42 +252,83 @@ describe('FTS upkeep', () => {
     }
     assert.equal(slices, 1, 'both threads quiet: a slice');
     assert.ok(quietLooks * CHECK_EVERY_MS >= QUIET_MS, `after ${QUIET_MS} ms of quiet on both threads, not before (${quietLooks} looks)`);
-    mainRequests++;
+    // A burst of traffic in the gap after a slice (more than the bucket holds) ends the series.
+    mainRequests += QUIET_REQUEST_BURST + 1;
     assert.equal(look(10), false);
-    assert.equal(slices, 1, 'a request on the main thread in the gap stops the series');
+    assert.equal(slices, 1, 'traffic on the main thread in the gap stops the series');
   });
 
-  it('a poller asking once a second does not keep the index from being merged; a request in the gap after a slice still ends the series', () => {
-    let mainRequests = 0;
-    const { look, merger, store } = mergerOnClock(harness(), { requestsElsewhere: () => mainRequests });
+  /** A merger whose slices are counted, with a count of the main thread's requests to drive. */
+  const counted = (first = 0) => {
+    const main = { requests: first };
+    const m = mergerOnClock(harness(), { requestsElsewhere: () => main.requests | 0 });
     let slices = 0;
-    store.mergeSlice = () => {
+    m.store.mergeSlice = () => {
       slices++;
       return true;
     };
-    merger.noteWrite();
+    m.merger.noteWrite();
+    /** Looks every `every` ms for up to `ms`, `perLook` requests before each; the slices run. */
+    const run = (ms: number, perLook: number, every = CHECK_EVERY_MS) => {
+      for (let t = 0; t < ms; t += every) {
+        main.requests += perLook;
+        m.look(every);
+      }
+      return slices;
+    };
+    return { main, run, look: m.look, slices: () => slices };
+  };
+
+  it('a poller asking once a second does not keep the index from being merged; a burst ends a series of slices', () => {
+    const { main, look, slices } = counted();
     let t = 0;
-    // A request on the main thread every second, for twice the quiet time: merging starts.
-    while (slices === 0 && t < 2 * QUIET_MS) {
+    // A request on the main thread every second: merging starts once the quiet time has passed.
+    while (slices() === 0 && t < 2 * QUIET_MS) {
       t += CHECK_EVERY_MS;
-      if (t % 1000 === 0) mainRequests++;
+      if (t % 1000 === 0) main.requests++;
       look(CHECK_EVERY_MS);
     }
-    assert.equal(slices, 1, 'a request a second is a quiet server');
+    assert.equal(slices(), 1, 'a request a second is a quiet server');
     assert.ok(t >= QUIET_MS, `not before ${QUIET_MS} ms (${t})`);
-    // The series goes on in short gaps while no request comes; the poller's next request, landing
-    // in a gap, ends it.
+    // The series goes on in short gaps; the poller's requests, during slices or in a gap, do not
+    // end it.
+    main.requests++;
     assert.equal(look(10), true);
-    assert.equal(slices, 2);
-    mainRequests++;
+    assert.equal(slices(), 2);
+    // More at once than the bucket holds ends it.
+    main.requests += QUIET_REQUEST_BURST + 1;
     assert.equal(look(10), false);
-    assert.equal(slices, 2, 'a request in the gap after a slice ends the series');
-    // Faster than the light rate for a whole quiet spell: no merge.
-    for (let i = 0; i < QUIET_MS / CHECK_EVERY_MS + 1; i++) {
-      mainRequests += Math.floor((QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000) + 1;
+    assert.equal(slices(), 2, 'a burst of requests in the gap after a slice ends the series');
+  });
+
+  it('the light rate is a rate: exactly it still merges, with looks a little early as timers fire them, and bursts up to the bucket', () => {
+    const perLook = (QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000;
+    assert.ok(counted().run(QUIET_MS + 2 * CHECK_EVERY_MS, perLook) >= 1, `${QUIET_REQUESTS_PER_S} a second, evenly`);
+    // Timers fire on whole milliseconds: looks 1 ms early refill a little less each time.
+    assert.ok(counted().run(QUIET_MS + 2 * CHECK_EVERY_MS, perLook, CHECK_EVERY_MS - 1) >= 1, 'looks 1 ms early');
+    // A dashboard refreshing QUIET_REQUEST_BURST endpoints at once, once a second.
+    const dashboard = counted();
+    let t = 0;
+    while (dashboard.slices() === 0 && t < 2 * QUIET_MS) {
+      t += CHECK_EVERY_MS;
+      if (t % 1000 === 0) dashboard.main.requests += QUIET_REQUEST_BURST;
+      dashboard.look(CHECK_EVERY_MS);
+    }
+    assert.equal(dashboard.slices(), 1, `${QUIET_REQUEST_BURST} at once, once a second`);
+    assert.equal(counted().run(2 * QUIET_MS, perLook + 1), 0, 'one more a look than the rate: no merge');
+  });
+
+  it('the count of requests elsewhere wraps as an Int32 does', () => {
+    // From 2^31 - 5: the count passes 2^31 and reads negative; a request a second is still light.
+    const { main, look, slices } = counted(2 ** 31 - 5);
+    let t = 0;
+    while (slices() === 0 && t < 2 * QUIET_MS) {
+      t += CHECK_EVERY_MS;
+      if (t % 200 === 0) main.requests++;
       look(CHECK_EVERY_MS);
     }
-    assert.equal(slices, 2, `more than ${QUIET_REQUESTS_PER_S} requests a second is work`);
+    assert.ok(main.requests > 2 ** 31, 'the count wrapped');
+    assert.equal(slices(), 1);
   });
 
   it('a slice never waits for a write lock held by another process, and the work stays pending', () => {
