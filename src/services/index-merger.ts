@@ -13,16 +13,18 @@
 // (COMPACT_QUIET_MS says why).
 //
 // Quiet means the event loop was busy at most QUIET_UTILIZATION (5%) of the time: over the whole
-// QUIET_MS before the first slice, and in the short gap before each next one, so a request in
-// that gap (a get-by-id is ~0.2 ms of a 10 ms gap) ends the series. A slice runs on the event loop
-// and FTS5 bounds it by pages only between terms, so one that copies a common word's doclist can
-// hold the loop for ~100 ms at a million recordings; a request that arrives during a slice waits
-// for it. A look that comes much later than asked for (the loop was blocked, or the process was
-// suspended) does not count as quiet: nothing was observed. On `reclib serve` this runs on the
-// writer thread, whose loop stays quiet while the main thread answers reads: requests the main
-// thread answers (Core.requestsElsewhere) count as work too, beyond a light rate
-// (QUIET_REQUESTS_PER_S, in bursts of up to QUIET_REQUEST_BURST), so merges do not compete with
-// traffic for the core and the disk but are not kept off by a poller either.
+// QUIET_MS before the first slice, and in the short gap before each next one, so work in that gap
+// (a write; in process, requests too) ends the series. A slice runs on the event loop and FTS5
+// bounds it by pages only between terms, so one that copies a common word's doclist can hold the
+// loop for ~100 ms at a million recordings; in process a request that arrives during a slice
+// waits for it. A look that comes much later than asked for (the loop was blocked, or the process
+// was suspended) does not count as quiet: nothing was observed. On `reclib serve` this runs on
+// the writer thread, whose loop stays quiet while the main thread answers reads (which do not
+// wait for a slice: they share the machine with it): the main thread's requests
+// (Core.requestsElsewhere) count as work too, beyond a light rate (QUIET_REQUESTS_PER_S, in
+// bursts of up to QUIET_REQUEST_BURST), so merges step aside for traffic but a poller that reads
+// does not keep them off. Requests are counted, not weighed: 20 expensive searches a second
+// would still pass for quiet.
 //
 // Why not merge inside the writes (a 64-page slice after every 64 index writes, a transaction of
 // its own inside the burst): creates at 1M recordings, 3 rounds each on one machine, ran at
@@ -54,7 +56,7 @@ export const QUIET_UTILIZATION = 0.05;
  * requests started and of the writer's answers written (writer-thread.ts), so a write counts twice.
  */
 export const QUIET_REQUESTS_PER_S = 20;
-/** Requests at once within QUIET_REQUESTS_PER_S: a dashboard's refresh of a few endpoints, a write and its answer. */
+/** Requests at once within QUIET_REQUESTS_PER_S: a dashboard's refresh of a few endpoints. */
 export const QUIET_REQUEST_BURST = 5;
 /**
  * Compaction at rest: after this long quiet (and with no merge left to do), the whole index is
@@ -217,9 +219,12 @@ export class IndexMerger implements Worker {
   private elsewhereCalm(now: number): boolean {
     if (!this.requestsElsewhere) return true;
     const count = this.requestsElsewhere();
-    const answered = (count - this.seenElsewhere) | 0;
+    // Never negative, whatever the count did (it wraps; a reset would read as a credit).
+    const answered = Math.max(0, (count - this.seenElsewhere) | 0);
     this.seenElsewhere = count;
-    this.tokens = Math.min(QUIET_REQUEST_BURST, this.tokens + (QUIET_REQUESTS_PER_S * Math.max(0, now - this.tokensAt)) / 1000) - answered;
+    // Capped after the requests are taken, so a long look (a slice of hundreds of ms) refills for
+    // its whole length before they are.
+    this.tokens = Math.min(QUIET_REQUEST_BURST, this.tokens + (QUIET_REQUESTS_PER_S * Math.max(0, now - this.tokensAt)) / 1000 - answered);
     this.tokensAt = now;
     if (this.tokens >= 0) return true;
     this.tokens = 0;

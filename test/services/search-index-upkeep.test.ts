@@ -259,13 +259,15 @@ describe('FTS upkeep', () => {
   });
 
   /** A merger whose slices are counted, with a count of the main thread's requests to drive. */
-  const counted = (first = 0) => {
+  const countedWithStore = (first = 0) => {
     const main = { requests: first };
     const m = mergerOnClock(harness(), { requestsElsewhere: () => main.requests | 0 });
     let slices = 0;
-    m.store.mergeSlice = () => {
+    // What a slice does besides being counted (a test may make it take time or see requests).
+    const store = { mergeSlice: (_pages: number) => true };
+    m.store.mergeSlice = (pages: number) => {
       slices++;
-      return true;
+      return store.mergeSlice(pages);
     };
     m.merger.noteWrite();
     /** Looks every `every` ms for up to `ms`, `perLook` requests before each; the slices run. */
@@ -276,8 +278,9 @@ describe('FTS upkeep', () => {
       }
       return slices;
     };
-    return { main, run, look: m.look, slices: () => slices };
+    return { main, run, look: m.look, slices: () => slices, store, clock: m.clock };
   };
+  const counted = countedWithStore;
 
   it('a poller asking once a second does not keep the index from being merged; a burst ends a series of slices', () => {
     const { main, look, slices } = counted();
@@ -301,26 +304,62 @@ describe('FTS upkeep', () => {
     assert.equal(slices(), 2, 'a burst of requests in the gap after a slice ends the series');
   });
 
-  it('the light rate is a rate: exactly it still merges, with looks a little early as timers fire them, and bursts up to the bucket', () => {
-    const perLook = (QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000;
-    assert.ok(counted().run(QUIET_MS + 2 * CHECK_EVERY_MS, perLook) >= 1, `${QUIET_REQUESTS_PER_S} a second, evenly`);
-    // Timers fire on whole milliseconds: looks 1 ms early refill a little less each time.
-    assert.ok(counted().run(QUIET_MS + 2 * CHECK_EVERY_MS, perLook, CHECK_EVERY_MS - 1) >= 1, 'looks 1 ms early');
-    // A dashboard refreshing QUIET_REQUEST_BURST endpoints at once, once a second.
-    const dashboard = counted();
+  it('the light rate is a rate: requests at exactly it keep merging for a minute with looks that come early or late; bursts up to the bucket and no more', () => {
+    const { main, look, slices } = counted();
+    // Requests at exactly QUIET_REQUESTS_PER_S, in time; looks every 95-105 ms as timers fire them.
     let t = 0;
-    while (dashboard.slices() === 0 && t < 2 * QUIET_MS) {
-      t += CHECK_EVERY_MS;
-      if (t % 1000 === 0) dashboard.main.requests += QUIET_REQUEST_BURST;
-      dashboard.look(CHECK_EVERY_MS);
+    let looks = 0;
+    let slicesAfterQuiet = 0;
+    while (t < 60_000) {
+      const every = CHECK_EVERY_MS - 5 + (looks % 11);
+      t += every;
+      main.requests = Math.floor((QUIET_REQUESTS_PER_S * t) / 1000);
+      const before = slices();
+      look(every);
+      looks++;
+      if (t > QUIET_MS + CHECK_EVERY_MS && slices() > before) slicesAfterQuiet++;
     }
-    assert.equal(dashboard.slices(), 1, `${QUIET_REQUEST_BURST} at once, once a second`);
-    assert.equal(counted().run(2 * QUIET_MS, perLook + 1), 0, 'one more a look than the rate: no merge');
+    const looksAfterQuiet = Math.floor((60_000 - QUIET_MS - CHECK_EVERY_MS) / CHECK_EVERY_MS);
+    assert.ok(slicesAfterQuiet >= looksAfterQuiet * 0.95, `${QUIET_REQUESTS_PER_S} a second for a minute: a slice at ${slicesAfterQuiet} of ~${looksAfterQuiet} looks`);
+    assert.equal(counted().run(2 * QUIET_MS, (QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000 + 1), 0, 'one more a look than the rate: no merge');
+    // A dashboard refreshing a few endpoints at once, once a second: a look takes up to the bucket
+    // and what its own time refilled, and not one more.
+    const dashboard = (atOnce: number) => {
+      const d = counted();
+      for (let at = CHECK_EVERY_MS; at <= 3 * QUIET_MS; at += CHECK_EVERY_MS) {
+        if (at % 1000 === 0) d.main.requests += atOnce;
+        d.look(CHECK_EVERY_MS);
+      }
+      return d.slices();
+    };
+    assert.ok(dashboard(QUIET_REQUEST_BURST) >= 1, `${QUIET_REQUEST_BURST} at once, once a second`);
+    const refilled = (QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000;
+    assert.ok(dashboard(QUIET_REQUEST_BURST + refilled) >= 1, `${QUIET_REQUEST_BURST + refilled} at once, once a second`);
+    assert.equal(dashboard(QUIET_REQUEST_BURST + refilled + 1), 0, `${QUIET_REQUEST_BURST + refilled + 1} at once, once a second`);
+  });
+
+  it('requests the main thread answers during a slice count: a light rate during a long slice goes on, more than the rate and the bucket ends the series', () => {
+    const { main, look, slices, store, clock } = counted();
+    // Each slice takes 600 ms (a common word at a million recordings); `during` requests arrive meanwhile.
+    let during = 0;
+    store.mergeSlice = () => {
+      clock.now += 600;
+      main.requests += during;
+      return true;
+    };
+    while (slices() === 0) look(CHECK_EVERY_MS);
+    // 10 a second during a 600 ms slice: 6, more than the bucket holds at once but within the rate.
+    during = 6;
+    assert.equal(look(10), true, 'the slice after a quiet spell');
+    assert.equal(look(10), true, 'a light rate during a long slice: the series goes on');
+    during = Math.ceil((QUIET_REQUESTS_PER_S * 610) / 1000) + QUIET_REQUEST_BURST + 1;
+    assert.equal(look(10), true, 'this slice runs; the requests during it are counted at the next look');
+    assert.equal(look(10), false, 'more than the rate and the bucket during the slice: the series ends');
   });
 
   it('the count of requests elsewhere wraps as an Int32 does', () => {
-    // From 2^31 - 5: the count passes 2^31 and reads negative; a request a second is still light.
-    const { main, look, slices } = counted(2 ** 31 - 5);
+    // From 2^31 - 5: the count passes 2^31 and reads negative; five requests a second are light.
+    const { main, look, slices, run } = counted(2 ** 31 - 5);
     let t = 0;
     while (slices() === 0 && t < 2 * QUIET_MS) {
       t += CHECK_EVERY_MS;
@@ -329,6 +368,14 @@ describe('FTS upkeep', () => {
     }
     assert.ok(main.requests > 2 ** 31, 'the count wrapped');
     assert.equal(slices(), 1);
+    // Past the wrap, traffic over the rate is still work: the series ends once the bucket is
+    // spent, and no slice follows while the traffic lasts.
+    const over = (QUIET_REQUESTS_PER_S * CHECK_EVERY_MS) / 1000 + 1;
+    run(QUIET_MS, over);
+    const spent = slices();
+    assert.ok(spent <= 1 + QUIET_REQUEST_BURST + 1, `the series ended (${spent} slices)`);
+    run(2 * QUIET_MS, over);
+    assert.equal(slices(), spent, 'no slice under traffic after the wrap');
   });
 
   it('a slice never waits for a write lock held by another process, and the work stays pending', () => {
