@@ -31,7 +31,7 @@ import { keepWriteRefusal, rawRequestHeader, readNodeBodyEarly } from './node-re
 import { markResponse } from './request-observer';
 import { BEARER, parseWith, requestIdFrom } from './router';
 import { Id } from './schemas';
-import { CreateBody, written } from './v2/recordings';
+import { CreateBody, createdHeaders, written } from './v2/recordings';
 import { runWrite } from './write-calls';
 
 /** A request the app would route to GET /api/v2/recordings/{id}, with an id free of escapes. */
@@ -164,9 +164,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
       (done) => {
         if (!done) return toApp();
         const { row, replayed, limitHeaders } = done;
-        const headers: Record<string, string> = { ...limitHeaders, etag: etag(row.revision), location: `/api/v2/recordings/${row.id}` };
-        if (replayed) headers['idempotent-replayed'] = 'true';
-        reply(req, res, CREATE_TEMPLATE, JSON.stringify(written(principal, row)), headers, replayed ? 200 : 201);
+        reply(req, res, CREATE_TEMPLATE, JSON.stringify(written(principal, row)), { ...limitHeaders, ...createdHeaders(row, replayed) }, replayed ? 200 : 201);
       },
       () => toApp(),
     )

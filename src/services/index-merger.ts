@@ -123,7 +123,7 @@ export class IndexMerger implements Worker {
   private seenElsewhere = 0;
   /** Requests the main thread may still answer in a quiet spell (QUIET_REQUESTS_PER_S), as of tokensAt. */
   private tokens = QUIET_REQUEST_BURST;
-  private tokensAt: number;
+  private tokensAt = 0;
   private readonly compactQuietMs: number;
   /** When the last compaction began (signals' clock); the start counts as one (see COMPACT_EVERY_MS). */
   private compactedAt: number;
@@ -143,8 +143,7 @@ export class IndexMerger implements Worker {
     this.requestsElsewhere = options.requestsElsewhere ?? core.requestsElsewhere;
     this.lastLookAt = this.signals.now();
     this.compactedAt = this.lastLookAt;
-    this.tokensAt = this.lastLookAt;
-    this.seenElsewhere = this.requestsElsewhere?.() ?? 0;
+    this.fillBucket();
   }
 
   /** Text was indexed: merges may be due once the server is quiet. */
@@ -156,9 +155,7 @@ export class IndexMerger implements Worker {
   start(): void {
     this.running = true;
     this.startLook();
-    this.seenElsewhere = this.requestsElsewhere?.() ?? 0;
-    this.tokens = QUIET_REQUEST_BURST;
-    this.tokensAt = this.lastLookAt;
+    this.fillBucket();
     this.quietSince = undefined;
     this.later(CHECK_EVERY_MS);
   }
@@ -209,6 +206,13 @@ export class IndexMerger implements Worker {
 
   private compactionDue(now: number): boolean {
     return this.writtenSinceCompaction && now - this.compactedAt >= COMPACT_EVERY_MS;
+  }
+
+  /** A full bucket, counting requests elsewhere from now on (at the start). */
+  private fillBucket(): void {
+    this.seenElsewhere = this.requestsElsewhere?.() ?? 0;
+    this.tokens = QUIET_REQUEST_BURST;
+    this.tokensAt = this.lastLookAt;
   }
 
   /**
