@@ -41,9 +41,12 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
   it('devices: each input has a clip/memo select; Save sends If-Match and a concurrent change gives an alert', async () => {
     await page.getByRole('link', { name: 'Devices' }).click();
     const ring = page.getByRole('region', { name: 'Everyday ring' });
+    const pin = page.getByRole('region', { name: 'Lapel pin' });
+    // Each card loads its own settings: wait for both before counting.
     await ring.getByLabel('Double tap').waitFor();
+    await pin.getByLabel('Record button').waitFor();
     assert.equal(await ring.getByRole('combobox').count(), 4, 'hold, doubleTap, tripleTap, appRecord');
-    assert.equal(await page.getByRole('region', { name: 'Lapel pin' }).getByRole('combobox').count(), 2, 'recordButton, appRecord');
+    assert.equal(await pin.getByRole('combobox').count(), 2, 'recordButton, appRecord');
     await screens(page, 'devices');
 
     // doubleTap defaults to memo.
