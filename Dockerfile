@@ -1,8 +1,11 @@
 # reclib: one Node process on one SQLite file.
-# Build stage: compile better-sqlite3 if no prebuilt binary fits, bundle dist/reclib.mjs (every
-# JavaScript dependency is inside it, better-sqlite3's included), and gather the one thing the
-# bundle loads from node_modules: better-sqlite3's native addon (with its package.json, and the two
-# tiny packages that would find the addon if it were not in build/Release: src/db/sqlite.ts).
+# Build stage: bundle dist/reclib.mjs (every JavaScript dependency is inside it but one) and gather
+# what the bundle loads from node_modules. On this image's Node (24) that is better-sqlite3's
+# Node-API build (13.x, installed as better-sqlite3-napi): its JavaScript and the prebuilt addon for
+# the image's platform. better-sqlite3 12.x, whose JavaScript is bundled, aborts on Node 24.19 and
+# later when one of its objects is collected at the wrong moment (src/db/sqlite.ts); it is built
+# and copied too (its addon, package.json and the two tiny packages that would find the addon if
+# it were not in build/Release), as reclib falls back to it, with a warning, if 13.x cannot load.
 # Runtime stage: that, the bundle and schema.sql (read at start), as an unprivileged user; no npm
 # install, no compiler, no tsx.
 
@@ -25,6 +28,9 @@ RUN npm run build \
  && cp -a node_modules/better-sqlite3/package.json /runtime/node_modules/better-sqlite3/ \
  && cp node_modules/better-sqlite3/build/Release/better_sqlite3.node /runtime/node_modules/better-sqlite3/build/Release/ \
  && cp -a node_modules/bindings node_modules/file-uri-to-path /runtime/node_modules/ \
+ && mkdir -p /runtime/node_modules/better-sqlite3-napi/prebuilds \
+ && cp -a node_modules/better-sqlite3-napi/package.json node_modules/better-sqlite3-napi/lib /runtime/node_modules/better-sqlite3-napi/ \
+ && cp "node_modules/better-sqlite3-napi/prebuilds/$(node -p 'process.platform + "-" + process.arch').node" /runtime/node_modules/better-sqlite3-napi/prebuilds/ \
  && cp -a dist schema.sql /runtime/
 
 FROM node:24-bookworm-slim

@@ -4,11 +4,11 @@
 // Usage: node --import tsx bench/baseline-server.ts <db file>
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/db/sqlite';
 import { CACHE_SIZE } from '../src/db/open';
 import { recordingJson, type RecordingRow } from '../src/services/recording-model';
 
-const db = new Database(process.argv[2]);
+const db = openSqlite(process.argv[2]!);
 db.pragma('busy_timeout = 5000');
 // The server's page cache size too, so the ratio compares request handling, not cache sizes.
 db.pragma(`cache_size = ${CACHE_SIZE}`);

@@ -4,7 +4,7 @@
 // never reused.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/db/sqlite';
 import { GENERATOR_VERSION } from './corpus';
 import { ROOT } from './processes';
 import { schemaHash, seedCorpus, type SeedMeta } from './seed';
@@ -52,7 +52,7 @@ export async function ensureCorpus(size: number, reseed: boolean, log: (line: st
 export function runCopy(corpus: CachedCorpus): string {
   // Someone may have opened the cached file since (a WAL appears): fold it in so the copy is whole.
   if (fs.existsSync(`${corpus.db}-wal`)) {
-    const db = new Database(corpus.db);
+    const db = openSqlite(corpus.db);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
   }

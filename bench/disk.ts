@@ -2,7 +2,7 @@
 // a checkpoint, per byte of title + transcript, and where those bytes go (SQLite's dbstat: the
 // pages of each table and index, the FTS index's shadow tables, and the free pages).
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/db/sqlite';
 import type { TargetCheck } from './stats';
 
 export interface DiskUsage {
@@ -22,7 +22,7 @@ export const DISK_TARGET = 2.5;
 const SPLIT_ROWS = 8;
 
 export function measureDisk(file: string): DiskUsage {
-  const db = new Database(file);
+  const db = openSqlite(file);
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
     const text = db.prepare('SELECT count(*) AS n, coalesce(sum(octet_length(title) + octet_length(transcript)), 0) AS bytes FROM recordings').get() as { n: number; bytes: number };

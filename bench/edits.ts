@@ -13,7 +13,7 @@
 // Each request names the revision it read (If-Match), read from the database just before the run.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/db/sqlite';
 import { CACHE_DIR } from './cache';
 import { Corpus, prng } from './corpus';
 import { describeStructure, ftsStructure } from './fts-structure';
@@ -54,7 +54,7 @@ export interface WriteResults {
 
 /** Recordings of the library (created before `before`), shuffled; the get scenario's ids left out. */
 function libraryIds(db: string, before: number, exclude: Set<string>): string[] {
-  const conn = new Database(db, { readonly: true, fileMustExist: true });
+  const conn = openSqlite(db, { readonly: true, fileMustExist: true });
   try {
     const ids = (conn.prepare('SELECT id FROM recordings WHERE deleted_at IS NULL AND created_at < ?').pluck().all(before) as string[]).filter((id) => !exclude.has(id));
     const rnd = prng(0xed17);
@@ -95,7 +95,7 @@ export class WriteRequests {
 
   /** A file of `count` requests of `kind` (more than a run can send: each is used once). */
   file(kind: WriteKind, count: number, tag: string): string {
-    const conn = new Database(this.db, { readonly: true, fileMustExist: true });
+    const conn = openSqlite(this.db, { readonly: true, fileMustExist: true });
     const current = conn.prepare<[string], { revision: number; deleted_at: number | null }>('SELECT revision, deleted_at FROM recordings WHERE id = ?');
     const requests: SequenceRequest[] = [];
     try {
@@ -153,7 +153,7 @@ export async function measureWrites(opts: {
   // running out shows as failures. Deletes take fresh recordings each run: the pool must last.
   const count = Math.max(500, opts.seconds * 500);
   const raw: Record<WriteKind, LoadResult[]> = { edit: [], delete: [] };
-  const conn = new Database(opts.db, { readonly: true, fileMustExist: true });
+  const conn = openSqlite(opts.db, { readonly: true, fileMustExist: true });
   const structure = ftsStructure(conn);
   conn.close();
   opts.log(`the search index before the edits and deletes: ${describeStructure(structure)}`);

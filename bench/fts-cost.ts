@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/db/sqlite';
 import { ftsQuote } from '../src/store/fts-quote';
 import { describeStructure, ftsStructure } from './fts-structure';
 
@@ -33,10 +33,10 @@ const spread = (xs: number[]) => {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-fts-cost-'));
 const file = path.join(dir, 'copy.db');
 try {
-  const src = new Database(opt.db, { readonly: true, fileMustExist: true });
+  const src = openSqlite(opt.db, { readonly: true, fileMustExist: true });
   await src.backup(file);
   src.close();
-  const db = new Database(file);
+  const db = openSqlite(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('cache_size = -16000'); // the writer connection's page cache (src/db/open.ts)

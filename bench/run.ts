@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/db/sqlite';
 import { CACHE_DIR, ensureCorpus, fsyncFile, runCopy } from './cache';
 import { diskTarget, diskText, measureDisk } from './disk';
 import { measureColdStart, type ColdStartResult } from './cold-start';
@@ -132,7 +132,7 @@ async function main() {
   fs.writeFileSync(bodiesFile, JSON.stringify(bodies));
   const importBodiesFile = writeImportBodies(CACHE_DIR, size);
   const { secret: token } = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', corpus.meta.accountId, '--name', 'bench', '--permissions', PERMISSIONS]);
-  const sqliteVersion = (new Database(':memory:').prepare('select sqlite_version() as v').get() as { v: string }).v;
+  const sqliteVersion = (openSqlite(':memory:').prepare('select sqlite_version() as v').get() as { v: string }).v;
   const machineInfo = machine(sqliteVersion);
   const profDir = path.join(CACHE_DIR, 'prof');
   if (opt['cpu-prof']) fs.rmSync(profDir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 // their own, so a write that waits or works long does not hold up what the main thread answers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/db/sqlite';
 import { PERMISSIONS, type Principal } from '../src/permissions';
 import { serveInProcess } from './helpers/in-process-server';
 
@@ -14,7 +14,7 @@ describe('writes on the writer thread', () => {
     const { key } = s.account();
     assert.ok((await s.server.writerThread?.ready)?.length, 'the writer thread is running');
     // Another connection (as the admin CLI would) holds the write lock.
-    const other = new Database(s.server.services.core.config.db);
+    const other = openSqlite(s.server.services.core.config.db);
     t.after(() => other.close());
     other.prepare('BEGIN IMMEDIATE').run();
     const create = fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'w1' }), body: JSON.stringify({ type: 'clip', transcript: 'waits for the lock' }) });
@@ -173,7 +173,7 @@ describe('writes on the writer thread', () => {
     const principal: Principal = { accountId: account.id, kind: 'key', credentialId: 'key_x', integrationId: 'int_x', permissions: new Set(PERMISSIONS) };
     // The calls wait for the write lock, which is freed right after close() is sent: they commit in
     // the turn the thread handles the close in.
-    const other = new Database(s.server.services.core.config.db);
+    const other = openSqlite(s.server.services.core.config.db);
     other.prepare('BEGIN IMMEDIATE').run();
     const calls = [1, 2, 3].map((i) => thread.call('createRecording', principal, { type: 'clip', transcript: `t${i}` }, `k${i}`));
     await new Promise((r) => setTimeout(r, 300));

@@ -1,4 +1,17 @@
-// better-sqlite3, with its native addon loaded straight from its file.
+// better-sqlite3: its Node-API build on Node 22 and later, else its classic build with the native
+// addon loaded straight from its file.
+//
+// Two builds, chosen by Node's version. better-sqlite3 up to 12.x wraps its objects in Node's own
+// `node::ObjectWrap`, whose destructor changed in Node 24.19: a statement or connection collected
+// when no Node environment is current (at exit, as a worker thread ends, in some collections)
+// aborts the process (SIGABRT, "Assertion failed: (env) != nullptr" in
+// RemoveEnvironmentCleanupHook; nodejs/node#65446, WiseLibs/better-sqlite3#1515). On Node 24.21,
+// 22 of the 107 test files aborted so (the server's own start and SIGTERM did not, in a short check). better-sqlite3 13 is built on
+// Node-API, which has no such hook, and ships its prebuilt addons inside the package; it needs Node
+// 22 or later (on Node 20 it crashes at once). So Node 22 and later use 13.x, installed under the
+// alias `better-sqlite3-napi` and loaded from node_modules as it is (not bundled); Node 20 keeps
+// 12.x, bundled, as below. Their JavaScript API is the same; their SQLite versions may differ by a
+// release (both with FTS5 and the same compile options).
 //
 // The bundle carries better-sqlite3's JavaScript (build.mjs); only the addon, a native file, stays
 // in node_modules. Left to itself, better-sqlite3 finds the addon through the `bindings` package,
@@ -36,7 +49,40 @@ function nativeBinding(): object {
   return (addon = bindings({ bindings: 'better_sqlite3.node', module_root: path.dirname(packageJson) }));
 }
 
-/** `new Database(file, options)` of better-sqlite3, with the addon loaded as above. */
+/** The first major version of Node on which better-sqlite3's Node-API build (13.x) is used. */
+const NAPI_BUILD_FROM_NODE = 22;
+/** The package name that build is installed under (package.json: `npm:better-sqlite3@13…`). */
+const NAPI_PACKAGE = 'better-sqlite3-napi';
+
+/** Whether Node `version` (process.versions.node) uses better-sqlite3's Node-API build. */
+export const usesNapiBuild = (version: string): boolean => Number(version.split('.')[0]) >= NAPI_BUILD_FROM_NODE;
+
+let napiBuild: typeof BetterSqlite3 | null | undefined;
+
+/**
+ * better-sqlite3's Node-API build when this Node uses it and it loads here; else null. It does not
+ * load when it is not installed, or has no prebuilt addon for this platform (it ships linux, darwin
+ * and win32 on x64 and arm64): then the classic build serves, with a warning, as it is compiled at
+ * install where no prebuilt addon fits.
+ */
+function napi(): typeof BetterSqlite3 | null {
+  if (napiBuild !== undefined) return napiBuild;
+  if (!usesNapiBuild(process.versions.node)) return (napiBuild = null);
+  try {
+    const Napi = requireHere(NAPI_PACKAGE) as typeof BetterSqlite3;
+    new Napi(':memory:').close(); // loads its addon
+    return (napiBuild = Napi);
+  } catch (e) {
+    process.emitWarning(
+      `reclib: ${NAPI_PACKAGE} (better-sqlite3 13) did not load (${(e as Error).message.split('\n')[0]}); using better-sqlite3 12, which can abort the process on Node 24.19 and later`,
+    );
+    return (napiBuild = null);
+  }
+}
+
+/** `new Database(file, options)` of better-sqlite3: the Node-API build where Node uses it, else the classic one with the addon loaded as above. */
 export function openSqlite(file: string, options: BetterSqlite3.Options = {}): BetterSqlite3.Database {
+  const Napi = napi();
+  if (Napi !== null) return new Napi(file, options);
   return new BetterSqlite3(file, { ...options, nativeBinding: nativeBinding() as never });
 }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import pkg from '../../package.json' with { type: 'json' };
 import { RECLIB_APPLICATION_ID, schemaText, SCHEMA_VERSION } from '../../src/db/migrate';
 import { openDatabase } from '../../src/db/open';
@@ -95,7 +95,7 @@ describe('a file that is not a reclib database is refused untouched', () => {
 
   it("another application's SQLite database", async () => {
     const file = path.join(fresh(), 'notes.sqlite');
-    const other = new Database(file);
+    const other = openSqlite(file);
     other.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')");
     other.close();
     await refuse(file, /tables reclib does not create \(notes\)/);
@@ -103,7 +103,7 @@ describe('a file that is not a reclib database is refused untouched', () => {
 
   it("reclib's tables beside tables of its own, without reclib's marker", async () => {
     const file = path.join(fresh(), 'mixed.db');
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     raw.exec(schemaText());
     raw.exec('CREATE TABLE my_extras (x)');
     raw.pragma(`user_version = ${SCHEMA_VERSION}`);
@@ -113,7 +113,7 @@ describe('a file that is not a reclib database is refused untouched', () => {
 
   it('a database marked by another application (application_id)', async () => {
     const file = path.join(fresh(), 'other.db');
-    const other = new Database(file);
+    const other = openSqlite(file);
     other.pragma('application_id = 1234');
     other.close();
     await refuse(file, /application_id 1234/);
@@ -127,7 +127,7 @@ describe('a file that is not a reclib database is refused untouched', () => {
     assert.equal(db.pragma('application_id', { simple: true }), RECLIB_APPLICATION_ID);
     db.close();
     const older = path.join(dir, 'older.db');
-    const raw = new Database(older);
+    const raw = openSqlite(older);
     raw.exec(schemaText());
     raw.pragma(`user_version = ${SCHEMA_VERSION}`);
     raw.close();
@@ -192,6 +192,11 @@ function runnableCopy(to: string): string {
     fs.cpSync(path.join(sqlite, part), path.join(to, 'node_modules/better-sqlite3', part), { recursive: true });
   }
   for (const m of ['bindings', 'file-uri-to-path']) fs.cpSync(path.join(ROOT, 'node_modules', m), path.join(to, 'node_modules', m), { recursive: true });
+  // better-sqlite3's Node-API build (Node 22 and later): its JavaScript and this platform's addon.
+  const napi = path.join(ROOT, 'node_modules/better-sqlite3-napi');
+  for (const part of ['package.json', 'lib', `prebuilds/${process.platform}-${process.arch}.node`]) {
+    fs.cpSync(path.join(napi, part), path.join(to, 'node_modules/better-sqlite3-napi', part), { recursive: true });
+  }
   return path.join(to, 'dist/reclib.mjs');
 }
 

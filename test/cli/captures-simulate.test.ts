@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../src/config';
 import { startServer } from '../../src/server';
@@ -72,7 +72,7 @@ describe('reclib captures simulate', () => {
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /hold is not an input of pin-1 \(a pin: recordButton, appRecord\)/);
     const recordings = () => {
-      const file = new Database(db, { readonly: true });
+      const file = openSqlite(db, { readonly: true });
       try {
         return file.prepare('SELECT count(*) FROM recordings').pluck().get();
       } finally {

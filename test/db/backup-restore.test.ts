@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { Webhook } from 'standardwebhooks';
 import { cliJson, runCli, startServe } from '../helpers/bundle';
 import { startReceiver } from '../helpers/receiver';
@@ -35,7 +35,7 @@ describe('reclib backup', () => {
     assert.deepEqual(r, { backup: { file: to, secretFile: `${to}.secret`, pages: r.backup.pages, bytes: fs.statSync(to).size, integrity: 'ok' } });
     assert.equal(fs.readFileSync(`${to}.secret`, 'utf8'), fs.readFileSync(`${db}.secret`, 'utf8'));
     assert.deepEqual([mode(to), mode(`${to}.secret`), mode(path.dirname(to))], [0o600, 0o600, 0o700]);
-    const copy = new Database(to, { readonly: true });
+    const copy = openSqlite(to, { readonly: true });
     assert.equal(copy.pragma('journal_mode', { simple: true }), 'delete', 'a standalone file: nothing beside it is needed');
     copy.close();
     assert.deepEqual(await accountIds(to), [accountId]);
@@ -169,7 +169,7 @@ describe('reclib restore', () => {
     fs.writeFileSync(damaged, bytes);
     fs.copyFileSync(`${good}.secret`, `${damaged}.secret`);
     const foreign = path.join(dir, 'foreign.db');
-    const other = new Database(foreign);
+    const other = openSqlite(foreign);
     other.exec('CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES (\'mine\')');
     other.close();
     fs.copyFileSync(`${good}.secret`, `${foreign}.secret`);

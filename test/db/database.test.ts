@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite, usesNapiBuild } from '../../src/db/sqlite';
 import { testConfig } from '../../src/config';
 import { PAGE_SIZE, SCHEMA_VERSION } from '../../src/db/migrate';
 import { BUSY_TIMEOUT_MS, openDatabase } from '../../src/db/open';
@@ -19,6 +20,25 @@ import { openRuntime } from '../../src/runtime';
 const tmpDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-db-')), 'reclib.db');
 const insertAccount = (db: Database.Database, id: string) =>
   db.prepare('INSERT INTO accounts (id, name, app_integration, created_at) VALUES (?, ?, ?, ?)').run(id, id, `int_${id}`, 1);
+
+describe('the SQLite driver', () => {
+  it('is better-sqlite3 13 (Node-API) from Node 22 on, 12 before (12 aborts on Node 24.19 and later)', () => {
+    for (const v of ['20.18.0', '20.20.2', '21.7.3']) assert.equal(usesNapiBuild(v), false, v);
+    for (const v of ['22.0.0', '22.23.3', '24.18.1', '24.21.0', '26.1.0']) assert.equal(usesNapiBuild(v), true, v);
+  });
+
+  it("opens connections with this Node's build; 13.x is installed with a prebuilt addon for this platform", () => {
+    const require = createRequire(import.meta.url);
+    const napi = usesNapiBuild(process.versions.node);
+    const db = openSqlite(':memory:');
+    assert.ok(db instanceof (require(napi ? 'better-sqlite3-napi' : 'better-sqlite3') as typeof Database), napi ? '13.x' : '12.x');
+    assert.equal(db.prepare("SELECT count(*) FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").pluck().get(), 1);
+    db.close();
+    const dir = path.dirname(require.resolve('better-sqlite3-napi/package.json'));
+    assert.match((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version, /^13\./);
+    assert.ok(fs.existsSync(path.join(dir, 'prebuilds', `${process.platform}-${process.arch}.node`)), 'the addon the Docker image copies');
+  });
+});
 
 describe('schema and pragmas', () => {
   it('a new database gets schema.sql and user_version; reopening is a no-op that keeps the data', () => {
@@ -33,7 +53,7 @@ describe('schema and pragmas', () => {
     db.close();
 
     // Reopen while another connection holds the write lock: a no-op migration needs no lock.
-    const holder = new Database(file);
+    const holder = openSqlite(file);
     holder.prepare('BEGIN IMMEDIATE').run();
     const started = Date.now();
     const again = openDatabase(file);
@@ -50,7 +70,7 @@ describe('schema and pragmas', () => {
     const file = tmpDb();
     // A file as the previous release left it: its schema.sql (kept as a fixture), rows indexed by
     // its per-row triggers, their words in the prefix vocabulary.
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     raw.pragma('journal_mode = WAL');
     raw.exec(fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'schema-v1.sql'), 'utf8'));
     raw.pragma('user_version = 1');
@@ -90,7 +110,7 @@ describe('schema and pragmas', () => {
   it('a database from a newer reclib is refused with a clear message', () => {
     const file = tmpDb();
     openDatabase(file).close();
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     assert.throws(() => openDatabase(file), /newer than this reclib/);
@@ -113,7 +133,8 @@ describe('schema and pragmas', () => {
 /** A second connection in a worker thread that inserts one account when told to. */
 function otherConnection(file: string) {
   const flags = new Int32Array(new SharedArrayBuffer(8)); // [0]: go, [1]: done
-  const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+  // The build openSqlite() uses on this Node (src/db/sqlite.ts); the classic one finds its own addon.
+  const sqlite = createRequire(import.meta.url).resolve(usesNapiBuild(process.versions.node) ? 'better-sqlite3-napi' : 'better-sqlite3');
   const worker = new Worker(
     `const { workerData } = require('node:worker_threads');
      const Database = require(${JSON.stringify(sqlite)});
@@ -177,7 +198,7 @@ describe('every write is one BEGIN IMMEDIATE transaction', () => {
     const file = tmpDb();
     const db = openDatabase(file);
     const writer = new Writer(db);
-    const other = new Database(file);
+    const other = openSqlite(file);
     other.exec('BEGIN IMMEDIATE');
     const t0 = performance.now();
     assert.throws(() => writer.writeNow(() => insertAccount(db, 'acc_now')), (e: { code?: string }) => e.code === 'SQLITE_BUSY');

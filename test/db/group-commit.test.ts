@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { GROUP_DELAY_AFTER, MAX_GROUP, Writer } from '../../src/db/writer';
 import { harness, type Harness } from '../helpers/harness';
 
@@ -14,7 +14,7 @@ const tmpFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-gr
 
 /** A plain database with one table, in a file so a second connection can look at it. */
 function scratch(file = tmpFile()) {
-  const db = new Database(file);
+  const db = openSqlite(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.exec(`CREATE TABLE items (name TEXT NOT NULL UNIQUE);
@@ -91,7 +91,7 @@ describe('Writer.writeGrouped', () => {
 
   test('writes queued in the same turn commit in one transaction and resolve in order with their own results', async () => {
     const s = scratch();
-    const other = new Database(s.file);
+    const other = openSqlite(s.file);
     const seenByOther: number[] = [];
     const order: string[] = [];
     const grouped = ['a', 'b', 'c'].map((name) =>
@@ -211,7 +211,7 @@ describe('Writer.writeGrouped', () => {
   test('a BEGIN that cannot get the write lock rejects every member with SQLITE_BUSY', async () => {
     const s = scratch();
     s.db.pragma('busy_timeout = 0');
-    const other = new Database(s.file);
+    const other = openSqlite(s.file);
     other.exec('BEGIN IMMEDIATE');
     const results = await Promise.allSettled([s.writer.writeGrouped(() => s.add('a')), s.writer.writeGrouped(() => s.add('b'))]);
     assert.deepEqual(results.map((r) => r.status === 'rejected' && r.reason.code), ['SQLITE_BUSY', 'SQLITE_BUSY']);
@@ -237,7 +237,7 @@ describe('Writer.writeGrouped', () => {
 
   test(`a group holds at most ${MAX_GROUP} writes; the rest commit in the next one`, async () => {
     const s = scratch();
-    const other = new Database(s.file);
+    const other = openSqlite(s.file);
     const visible: number[] = [];
     await Promise.all(
       Array.from({ length: MAX_GROUP + 2 }, (_, i) =>

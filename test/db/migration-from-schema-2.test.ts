@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { testConfig } from '../../src/config';
 import { SCHEMA_VERSION } from '../../src/db/migrate';
 import { openRuntime } from '../../src/runtime';
@@ -14,7 +14,7 @@ import { openRuntime } from '../../src/runtime';
 describe('migration from schema 2', () => {
   it('keeps duplicate account names and every delivery, adds the delivery-log index, and the new rules apply', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v2-')), 'reclib.db');
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     raw.pragma('journal_mode = WAL');
     raw.exec(fs.readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'schema-v2.sql'), 'utf8'));
     raw.pragma('user_version = 2');

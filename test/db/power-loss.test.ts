@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { openDatabase } from '../../src/db/open';
 import { ROOT } from '../helpers/bundle';
 
@@ -102,7 +102,7 @@ function recovered(files: Map<string, Buffer>, db: string, tag: string): { ids: 
   fs.writeFileSync(copy, files.get(db)!);
   const wal = files.get(`${db}-wal`)!;
   if (wal.length > 0) fs.writeFileSync(`${copy}-wal`, wal);
-  const conn = new Database(copy);
+  const conn = openSqlite(copy);
   try {
     const ids = new Set(conn.prepare<[], string>('SELECT id FROM accounts').pluck().all());
     const integrity = conn.pragma('integrity_check', { simple: true }) as string;

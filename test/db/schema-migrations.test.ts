@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { PAGE_SIZE, SCHEMA_VERSION, schemaText } from '../../src/db/migrate';
 import { harness } from '../helpers/harness';
 
@@ -19,7 +20,7 @@ const seqOf = (recordedAt: number) => (2 ** 43 - 1 - recordedAt) * 1024 + 1023;
 /** A new file in WAL mode with `ddl` applied, marked as schema `version`, holding account acc_a. */
 function oldDatabase(version: number, ddl: string): { file: string; raw: Database.Database } {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `reclib-v${version}-`)), 'reclib.db');
-  const raw = new Database(file);
+  const raw = openSqlite(file);
   raw.pragma('journal_mode = WAL');
   raw.exec(ddl);
   raw.pragma(`user_version = ${version}`);
@@ -192,7 +193,7 @@ describe('migration from schema 5', () => {
 describe('the 16 KB page rewrite of migration 5', () => {
   it('leaves a file another connection holds with its pages, migrated and in WAL mode, and says so', () => {
     const file = schema4Database();
-    const other = new Database(file);
+    const other = openSqlite(file);
     other.prepare('SELECT count(*) FROM recordings').get(); // holds a shared-memory connection to the file
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.message);

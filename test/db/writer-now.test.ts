@@ -2,7 +2,7 @@
 // changes) stamps carries the same time, however often the code asks.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import type { Clock } from '../../src/clock';
 import { Writer } from '../../src/db/writer';
 
@@ -18,20 +18,20 @@ function tickingClock(start = 1_000): Clock & { reads: number } {
 describe('Writer.now', () => {
   test('is read once per write(): every call inside the transaction, nested writes included, sees the same time', () => {
     const clock = tickingClock();
-    const writer = new Writer(new Database(':memory:'), undefined, clock);
+    const writer = new Writer(openSqlite(':memory:'), undefined, clock);
     const seen = writer.write(() => [writer.now, writer.now, writer.write(() => writer.now)]);
     assert.deepEqual(seen, [1_000, 1_000, 1_000]);
     assert.equal(clock.reads, 1);
   });
 
   test('is shared by every member of a group commit', async () => {
-    const writer = new Writer(new Database(':memory:'), undefined, tickingClock());
+    const writer = new Writer(openSqlite(':memory:'), undefined, tickingClock());
     const times = await Promise.all([writer.writeGrouped(() => writer.now), writer.writeGrouped(() => writer.now), writer.writeGrouped(() => writer.now)]);
     assert.deepEqual(times, [1_000, 1_000, 1_000]);
   });
 
   test("outside a transaction it is the clock's time, and the next transaction reads the clock again", () => {
-    const writer = new Writer(new Database(':memory:'), undefined, tickingClock());
+    const writer = new Writer(openSqlite(':memory:'), undefined, tickingClock());
     assert.equal(writer.write(() => writer.now), 1_000);
     assert.equal(writer.now, 1_001);
     assert.equal(writer.write(() => writer.now), 1_002);

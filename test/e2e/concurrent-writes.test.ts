@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { cliJson, runCli, startServe, type ServeProcess } from '../helpers/bundle';
 
 const tmpDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-e2e-'));
@@ -102,7 +102,7 @@ describe('the CLI and the server write the same file concurrently', () => {
       assert.ok(result.backup.bytes > 0);
       assert.deepEqual(loop.bodies, []);
 
-      const restored = new Database(copy, { readonly: true });
+      const restored = openSqlite(copy, { readonly: true });
       assert.equal(restored.pragma('integrity_check', { simple: true }), 'ok');
       assert.deepEqual(restored.pragma('foreign_key_check'), []);
       assert.equal(restored.prepare('SELECT count(*) FROM accounts WHERE id = ?').pluck().get(accountId), 1);

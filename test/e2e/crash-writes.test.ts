@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { cliJson, startServe, type ServeProcess } from '../helpers/bundle';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-crash-writes-'));
@@ -69,7 +69,7 @@ test('kill -9 during writes on the writer thread: every acknowledged create, edi
   await server.stop();
   await running;
 
-  const file = new Database(db);
+  const file = openSqlite(db);
   try {
     assert.equal(file.pragma('integrity_check', { simple: true }), 'ok');
     const row = file.prepare('SELECT transcript, revision, deleted_at FROM recordings WHERE id = ?');

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { cliJson, startServe } from '../helpers/bundle';
 import { heldAnswer, startReceiver } from '../helpers/receiver';
 
@@ -37,7 +37,7 @@ describe('docs/decisions.md §1: SIGTERM drains webhook deliveries', () => {
     held.release(200);
     assert.equal(await exit, 0, server.stderr());
 
-    const file = new Database(db, { readonly: true });
+    const file = openSqlite(db, { readonly: true });
     try {
       const rows = file.prepare('SELECT status, attempts, last_status_code FROM deliveries').all();
       assert.deepEqual(rows, [{ status: 'delivered', attempts: 1, last_status_code: 200 }]);

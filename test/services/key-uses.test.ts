@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { BUSY_TIMEOUT_MS } from '../../src/db/open';
 import { KeyUses } from '../../src/services/key-uses';
 import { harness } from '../helpers/harness';
@@ -15,7 +15,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Another process's connection to the same file, holding the write lock until released. */
 function lockHolder(file: string) {
-  const other = new Database(file);
+  const other = openSqlite(file);
   other.exec('BEGIN IMMEDIATE');
   return {
     lastUsedAt: (keyId: string) => (other.prepare('SELECT last_used_at FROM api_keys WHERE id = ?').get(keyId) as { last_used_at: number | null }).last_used_at,

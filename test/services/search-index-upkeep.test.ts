@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { testConfig } from '../../src/config';
 import { BUSY_TIMEOUT_MS, type Db } from '../../src/db/open';
 import { openRuntime } from '../../src/runtime';
@@ -383,7 +383,7 @@ describe('FTS upkeep', () => {
     const services = openRuntime(testConfig({ db: file }));
     let now = 0;
     const merger = new IndexMerger(services.core, services.recordings.store, { signals: { now: () => now, utilization: () => 0 } });
-    const other = new Database(file);
+    const other = openSqlite(file);
     other.exec('BEGIN IMMEDIATE');
     const t0 = performance.now();
     for (let t = 0; t <= QUIET_MS; t += CHECK_EVERY_MS) {
@@ -596,7 +596,7 @@ describe('FTS upkeep', () => {
     const row = first.recordings.create(principal, { type: 'clip', transcript: 'seed words' }, 'k1').row;
     first.core.db.close();
     // A writer that knows the triggers but not the flush: the row is noted, not indexed.
-    const raw = new Database(file);
+    const raw = openSqlite(file);
     raw.prepare("INSERT INTO recordings (seq, id, account_id, integration_id, type, title, transcript, recorded_at, created_at, updated_at, revision, status, body_hash) SELECT seq - 1, 'rec_shell', account_id, integration_id, 'clip', '', 'hello from the shell', recorded_at, created_at, updated_at, 1, 'ready', 'x' FROM recordings WHERE id = ?").run(row.id);
     assert.equal(raw.prepare('SELECT count(*) FROM recordings_fts_pending').pluck().get(), 1);
     raw.close();
