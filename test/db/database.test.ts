@@ -38,6 +38,20 @@ describe('the SQLite driver', () => {
     assert.match((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version, /^13\./);
     assert.ok(fs.existsSync(path.join(dir, 'prebuilds', `${process.platform}-${process.arch}.node`)), 'the addon the Docker image copies');
   });
+
+  it('every connection is opened through openSqlite(): nothing else imports better-sqlite3 but for its types', () => {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const offenders: string[] = [];
+    for (const dir of ['src', 'bin', 'test', 'bench']) {
+      for (const rel of fs.readdirSync(path.join(root, dir), { recursive: true }) as string[]) {
+        const file = path.join(dir, rel);
+        if (!/\.m?ts$/.test(file) || file.includes('.cache') || file === path.join('src', 'db', 'sqlite.ts')) continue;
+        const text = fs.readFileSync(path.join(root, file), 'utf8');
+        if (/^import (?!type )[^;]*from 'better-sqlite3(-napi)?';/m.test(text) || /require\('better-sqlite3(-napi)?'\)/.test(text)) offenders.push(file);
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
 });
 
 describe('schema and pragmas', () => {
