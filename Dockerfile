@@ -2,7 +2,7 @@
 # Build stage: bundle dist/reclib.mjs (every JavaScript dependency is inside it but one) and gather
 # what the bundle loads from node_modules. On this image's Node (24) that is better-sqlite3's
 # Node-API build (13.x, installed as better-sqlite3-napi): its JavaScript and the prebuilt addon for
-# the image's platform. better-sqlite3 12.x, whose JavaScript is bundled, aborts on Node 24.19 and
+# the image's platform (glibc: bookworm; on a musl base the file would be linuxmusl-<arch>.node). better-sqlite3 12.x, whose JavaScript is bundled, aborts on Node 24.19 and
 # later when one of its objects is collected at the wrong moment (src/db/sqlite.ts); it is built
 # and copied too (its addon, package.json and the two tiny packages that would find the addon if
 # it were not in build/Release), as reclib falls back to it, with a warning, if 13.x cannot load.
@@ -53,4 +53,9 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # SIGTERM from `docker stop` reaches node directly (exec form): it answers the requests it received
 # (Connection: close), finishes or releases deliveries, checkpoints, and exits 0 within 10 s
 # (docker stop's default grace).
-CMD ["node", "dist/reclib.mjs", "serve"]
+# --max-semi-space-size=16: the main thread's young generation as Node 20 sizes it. Node 24 lets its
+# semi-spaces grow further under steady searching: on a library of 1,000,000, 8 s each of three
+# searches at 32 connections took the server to 286 MB RSS with Node 24's default against 184 MB
+# with 16 MB, at the same throughput (bench/results-notes.md, 2026-11-27). Worker threads set
+# their own (src/worker-thread.ts).
+CMD ["node", "--max-semi-space-size=16", "dist/reclib.mjs", "serve"]

@@ -6,31 +6,32 @@
 // when no Node environment is current (at exit, as a worker thread ends, in some collections)
 // aborts the process (SIGABRT, "Assertion failed: (env) != nullptr" in
 // RemoveEnvironmentCleanupHook; nodejs/node#65446, WiseLibs/better-sqlite3#1515). On Node 24.21,
-// 22 of the 107 test files aborted so (the server's own start and SIGTERM did not, in a short check). better-sqlite3 13 is built on
-// Node-API, which has no such hook, and ships its prebuilt addons inside the package; it needs Node
-// 22 or later (on Node 20 it crashes at once). So Node 22 and later use 13.x, installed under the
-// alias `better-sqlite3-napi` and loaded from node_modules as it is (not bundled); Node 20 keeps
-// 12.x, bundled, as below. Their JavaScript API is the same; their SQLite versions may differ by a
-// release (both with FTS5 and the same compile options).
+// 22 of the 107 test files aborted so (the server's own start and SIGTERM did not, in a short
+// check). better-sqlite3 13 is built on Node-API, which has no such hook, and ships its prebuilt
+// addons inside the package; it needs Node 22 or later (on Node 20 it crashes at once). So Node 22
+// and later use 13.x, installed under the alias `better-sqlite3-napi` and loaded from node_modules
+// as it is (not bundled); Node 20 keeps 12.x, bundled, as below. Their JavaScript API is the same;
+// their SQLite versions may differ by a release (both with FTS5 and the same compile options).
 //
-// The bundle carries better-sqlite3's JavaScript (build.mjs); only the addon, a native file, stays
-// in node_modules. Left to itself, better-sqlite3 finds the addon through the `bindings` package,
-// which reads a stack trace to find the package's folder and tries a dozen paths; together with
-// requiring the library's 13 files from node_modules that was ~10 ms of `reclib serve`'s start
-// (medians of 20 alternating starts of the bundle, to the first /healthz and to the first API
-// answer; loading the addon file by itself costs nothing measurable). The addon is where npm puts
-// it: build/Release in the package (a prebuilt binary is downloaded there, a source build writes
-// there). Only when it is not there (a debug build, say) is it looked for through `bindings`, from
-// better-sqlite3's own folder as better-sqlite3 itself would (from the bundle, `bindings` would
-// search reclib's folder instead).
+// 12.x (Node 20): the bundle carries its JavaScript (build.mjs); only the addon, a native file,
+// stays in node_modules. Left to itself, better-sqlite3 finds the addon through the `bindings`
+// package, which reads a stack trace to find the package's folder and tries a dozen paths;
+// together with requiring the library's 13 files from node_modules that was ~10 ms of `reclib
+// serve`'s start (medians of 20 alternating starts of the bundle, to the first /healthz and to the
+// first API answer; loading the addon file by itself costs nothing measurable). The addon is where
+// npm puts it: build/Release in the package (a prebuilt binary is downloaded there, a source build
+// writes there). Only when it is not there (a debug build, say) is it looked for through
+// `bindings`, from better-sqlite3's own folder as better-sqlite3 itself would (from the bundle,
+// `bindings` would search reclib's folder instead).
 // An addon that is there but does not load (built for another Node version) fails with Node's own
 // message, which says to rebuild it.
 //
-// package.json pins better-sqlite3's exact version: the bundled JavaScript and the installed
-// addon talk through an interface private to better-sqlite3, so both must be of one version.
+// package.json pins 12.x's exact version: the bundled JavaScript and the installed addon talk
+// through an interface private to better-sqlite3, so both must be of one version.
 import BetterSqlite3 from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 const requireHere = createRequire(import.meta.url);
 let addon: object | undefined;
@@ -57,27 +58,50 @@ const NAPI_PACKAGE = 'better-sqlite3-napi';
 /** Whether Node `version` (process.versions.node) uses better-sqlite3's Node-API build. */
 export const usesNapiBuild = (version: string): boolean => Number(version.split('.')[0]) >= NAPI_BUILD_FROM_NODE;
 
+/** Which of the two builds a thread uses. */
+export type SqliteBuild = 'napi' | 'classic';
+/** The variable through which a worker thread is told its build (startModuleWorker sets it in the thread's env). */
+export const SQLITE_BUILD_ENV = 'RECLIB_SQLITE_BUILD';
+/** Errors after which the classic build serves: the package or its addon for this platform is missing, or the addon does not load here. */
+const FALLBACK_CODES = new Set(['MODULE_NOT_FOUND', 'ERR_DLOPEN_FAILED']);
+
 let napiBuild: typeof BetterSqlite3 | null | undefined;
 
 /**
- * better-sqlite3's Node-API build when this Node uses it and it loads here; else null. It does not
- * load when it is not installed, or has no prebuilt addon for this platform (it ships linux, darwin
- * and win32 on x64 and arm64): then the classic build serves, with a warning, as it is compiled at
- * install where no prebuilt addon fits.
+ * better-sqlite3's Node-API build when this thread uses it; else null.
+ *
+ * The main thread decides: the Node-API build where Node is 22 or later and it loads, else the
+ * classic one. It does not load when it is not installed or has no prebuilt addon for this
+ * platform (it ships linux, linuxmusl, darwin and win32 on x64 and arm64): then the classic build
+ * serves, with a warning, as npm compiles that one at install where no prebuilt addon fits. Any
+ * other error is thrown.
+ *
+ * A worker thread uses the build its starter names (SQLITE_BUILD_ENV), or fails: each build links
+ * its own SQLite, and two copies of SQLite in one process on one file do not see each other's
+ * POSIX locks (closing a file in one drops the locks the other holds), which can corrupt it
+ * (sqlite.org/howtocorrupt.html, 2.2.1). A thread started without being told decides as the main
+ * thread does.
  */
 function napi(): typeof BetterSqlite3 | null {
   if (napiBuild !== undefined) return napiBuild;
-  if (!usesNapiBuild(process.versions.node)) return (napiBuild = null);
+  const told = isMainThread ? undefined : process.env[SQLITE_BUILD_ENV];
+  if (told === 'classic' || (told === undefined && !usesNapiBuild(process.versions.node))) return (napiBuild = null);
   try {
     const Napi = requireHere(NAPI_PACKAGE) as typeof BetterSqlite3;
     new Napi(':memory:').close(); // loads its addon
     return (napiBuild = Napi);
   } catch (e) {
-    process.emitWarning(
-      `reclib: ${NAPI_PACKAGE} (better-sqlite3 13) did not load (${(e as Error).message.split('\n')[0]}); using better-sqlite3 12, which can abort the process on Node 24.19 and later`,
-    );
+    const message = (e as Error).message.split('\n')[0];
+    if (told === 'napi') throw new Error(`reclib: ${NAPI_PACKAGE} (better-sqlite3 13), which the main thread uses, did not load in this thread (${message})`);
+    if (!FALLBACK_CODES.has((e as { code?: string }).code ?? '')) throw e;
+    process.emitWarning(`reclib: ${NAPI_PACKAGE} (better-sqlite3 13) did not load (${message}); using better-sqlite3 12, which can abort the process on Node 24.19 and later`);
     return (napiBuild = null);
   }
+}
+
+/** The build this thread uses (deciding it now if no connection was opened yet). */
+export function sqliteBuild(): SqliteBuild {
+  return napi() === null ? 'classic' : 'napi';
 }
 
 /** `new Database(file, options)` of better-sqlite3: the Node-API build where Node uses it, else the classic one with the addon loaded as above. */

@@ -180,6 +180,8 @@ describe('the bundle outside the checkout', () => {
     const r = await runCli(['accounts', 'create', '--db', db, '--name', 'me', '--json'], { bundle, cwd: path.dirname(path.dirname(bundle)) });
     assert.equal(r.code, 0, r.stderr);
     assert.equal((JSON.parse(r.stdout) as { account: { name: string } }).account.name, 'me');
+    // On Node 22 and later the copy must hold a loadable better-sqlite3 13, or the bundle falls back with a warning.
+    assert.equal(r.stderr, '');
   });
 });
 

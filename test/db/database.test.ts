@@ -41,13 +41,18 @@ describe('the SQLite driver', () => {
 
   it('every connection is opened through openSqlite(): nothing else imports better-sqlite3 but for its types', () => {
     const root = path.resolve(import.meta.dirname, '../..');
+    const value = [
+      /^\s*(?:import|export)\s+(?!type\s)[^;]*?from\s*['"]better-sqlite3(?:-napi)?['"]/m, // import X / export … from (not import type)
+      /\b(?:import|require)\s*\(\s*['"]better-sqlite3(?:-napi)?['"]/, // import('…'), require('…')
+      /\)\s*\(\s*['"]better-sqlite3(?:-napi)?['"]/, // createRequire(…)('…')
+    ];
     const offenders: string[] = [];
-    for (const dir of ['src', 'bin', 'test', 'bench']) {
+    for (const dir of ['src', 'bin', 'test', 'bench', 'scripts']) {
       for (const rel of fs.readdirSync(path.join(root, dir), { recursive: true }) as string[]) {
         const file = path.join(dir, rel);
-        if (!/\.m?ts$/.test(file) || file.includes('.cache') || file === path.join('src', 'db', 'sqlite.ts')) continue;
+        if (!/\.[cm]?[jt]sx?$/.test(file) || file.split(path.sep).includes('.cache') || file === path.join('src', 'db', 'sqlite.ts')) continue;
         const text = fs.readFileSync(path.join(root, file), 'utf8');
-        if (/^import (?!type )[^;]*from 'better-sqlite3(-napi)?';/m.test(text) || /require\('better-sqlite3(-napi)?'\)/.test(text)) offenders.push(file);
+        if (value.some((re) => re.test(text))) offenders.push(file);
       }
     }
     assert.deepEqual(offenders, []);
