@@ -1,5 +1,5 @@
-// Cold start (issue 14 point 5): wall time from spawning `node dist/reclib.mjs serve` on the
-// run's existing database to the first 200 from GET /healthz, against `node -e 0` spawned the same
+// Cold start (issue 14 point 5): wall time from spawning `node dist/reclib.mjs serve` (with npm
+// start's flags) on the run's existing database to the first 200 from GET /healthz, against `node -e 0` spawned the same
 // way (pinned to the server's core) until it exits. The two alternate, so a busy moment of a
 // shared machine falls on both; the judged figure is the median of the per-pair differences.
 // Beside it, not judged: spawn to the first answer of an API request sent right after that
@@ -7,7 +7,7 @@
 // which the server defers past its first answers (src/http/node-server.ts), and the first request's
 // way through Hono.
 import { spawn } from 'node:child_process';
-import { ROOT, SERVER_CORE } from './processes';
+import { ROOT, SERVER_CORE, SERVER_NODE_FLAGS } from './processes';
 import { median, round2 } from './stats';
 
 export interface ColdStartResult {
@@ -67,7 +67,7 @@ async function firstApiAnswer(url: string, token: string): Promise<void> {
  */
 async function serverStart(db: string, token?: string): Promise<{ healthz: number; api?: number }> {
   const t0 = performance.now();
-  const child = spawnPinned(['dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0']);
+  const child = spawnPinned([...SERVER_NODE_FLAGS, 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0']);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
   try {

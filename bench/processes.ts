@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LoadResult, LoadSpec } from './load';
+import { MAIN_SEMI_SPACE_MB } from '../src/worker-thread';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const SERVER_CORE = '0';
@@ -46,20 +47,23 @@ function startPinned(core: string, args: string[], ready: RegExp): Promise<Serve
   });
 }
 
-/** `node dist/reclib.mjs serve` on `db`, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
+/** The main thread's V8 flags `npm start` and the Docker image pass (package.json, Dockerfile); the baseline gets them too. */
+export const SERVER_NODE_FLAGS = [`--max-semi-space-size=${MAIN_SEMI_SPACE_MB}`];
+
+/** `node dist/reclib.mjs serve` on `db` as `npm start` runs it, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
 export function startServer(db: string, cpuProfDir?: string, extraArgs: string[] = []): Promise<Served> {
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   return startPinned(
     SERVER_CORE,
     // loop-delay.mjs: the server's event-loop delay histogram, read by the stall measurement.
-    [...prof, '--import', './bench/loop-delay.mjs', 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', ...extraArgs],
+    [...SERVER_NODE_FLAGS, ...prof, '--import', './bench/loop-delay.mjs', 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', ...extraArgs],
     /reclib listening on (http:\/\/\S+)/,
   );
 }
 
 export function startBaseline(db: string, cpuProfDir?: string): Promise<Served> {
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
-  return startPinned(SERVER_CORE, [...prof, '--import', 'tsx', 'bench/baseline-server.ts', db], /baseline listening on (http:\/\/\S+)/);
+  return startPinned(SERVER_CORE, [...SERVER_NODE_FLAGS, ...prof, '--import', 'tsx', 'bench/baseline-server.ts', db], /baseline listening on (http:\/\/\S+)/);
 }
 
 /** SIGTERM, then SIGKILL if the process has not exited in time. */
