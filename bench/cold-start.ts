@@ -1,6 +1,6 @@
 // Cold start (issue 14 point 5): wall time from spawning `node dist/reclib.mjs serve` (with npm
-// start's flags) on the run's existing database to the first 200 from GET /healthz, against `node -e 0` spawned the same
-// way (pinned to the server's core) until it exits. The two alternate, so a busy moment of a
+// start's flags) on the run's existing database to the first 200 from GET /healthz, against `node
+// -e 0` spawned the same way (pinned to the server's core) until it exits. The two alternate, so a
 // shared machine falls on both; the judged figure is the median of the per-pair differences.
 // Beside it, not judged: spawn to the first answer of an API request sent right after that
 // /healthz (a list page with the run's key), which includes loading the node adapter and undici,
