@@ -6,12 +6,13 @@
 // when no Node environment is current (at exit, as a worker thread ends, in some collections)
 // aborts the process (SIGABRT, "Assertion failed: (env) != nullptr" in
 // RemoveEnvironmentCleanupHook; nodejs/node#65446, WiseLibs/better-sqlite3#1515). On Node 24.21,
-// 22 of the 107 test files aborted so (the server's own start and SIGTERM did not, in a short
-// check). better-sqlite3 13 is built on Node-API, which has no such hook, and ships its prebuilt
-// addons inside the package; it needs Node 22 or later (on Node 20 it crashes at once). So Node 22
-// and later use 13.x, installed under the alias `better-sqlite3-napi` and loaded from node_modules
-// as it is (not bundled); Node 20 keeps 12.x, bundled, as below. Their JavaScript API is the same;
-// their SQLite versions may differ by a release (both with FTS5 and the same compile options).
+// 22 of the 107 test files aborted so, and a plain loop of inserts aborted in its middle
+// (bench/results-notes.md, "On Node 24"). better-sqlite3 13 is built on Node-API, which has no
+// such hook, and ships its prebuilt addons inside the package; it needs Node 22 or later (on Node
+// 20 it crashes at once). So Node 22 and later use 13.x, installed under the alias
+// `better-sqlite3-napi` and loaded from node_modules as it is (not bundled); Node 20 keeps 12.x,
+// bundled, as below. Their JavaScript API is the same; their SQLite versions may differ by a
+// release (both with FTS5 and the same compile options).
 //
 // 12.x (Node 20): the bundle carries its JavaScript (build.mjs); only the addon, a native file,
 // stays in node_modules. Left to itself, better-sqlite3 finds the addon through the `bindings`
