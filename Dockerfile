@@ -2,10 +2,11 @@
 # Build stage: bundle dist/reclib.mjs (every JavaScript dependency is inside it but one) and gather
 # what the bundle loads from node_modules. On this image's Node (24) that is better-sqlite3's
 # Node-API build (13.x, installed as better-sqlite3-napi): its JavaScript and the prebuilt addon for
-# the image's platform (glibc: bookworm; on a musl base the file would be linuxmusl-<arch>.node). better-sqlite3 12.x, whose JavaScript is bundled, aborts on Node 24.19 and
-# later when one of its objects is collected at the wrong moment (src/db/sqlite.ts); it is built
-# and copied too (its addon, package.json and the two tiny packages that would find the addon if
-# it were not in build/Release), as reclib falls back to it, with a warning, if 13.x cannot load.
+# the image's platform (glibc: bookworm; on a musl base the file would be linuxmusl-<arch>.node).
+# better-sqlite3 12.x, whose JavaScript is bundled, aborts on Node 24.19 and later when one of its
+# objects is collected at the wrong moment (src/db/sqlite.ts); it is built and copied too (its
+# addon, package.json and the two tiny packages that would find the addon if it were not in
+# build/Release), as reclib falls back to it, with a warning, if 13.x cannot load.
 # Runtime stage: that, the bundle and schema.sql (read at start), as an unprivileged user; no npm
 # install, no compiler, no tsx.
 
