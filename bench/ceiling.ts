@@ -19,7 +19,7 @@ import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { fsyncFile } from './cache';
 import type { CreateShape } from './create-shapes';
-import { ROOT, SERVER_CORE } from './processes';
+import { ROOT, SERVER_CORE, SERVER_NODE_FLAGS } from './processes';
 
 /** Creates per transaction, as the issue defines the ceiling (the seeder uses 2,000). */
 export const CEILING_GROUP = 32;
@@ -151,7 +151,7 @@ export class Ceiling {
     for (const suffix of ['-wal', '.secret']) if (fs.existsSync(runDb + suffix)) fs.copyFileSync(runDb + suffix, db + suffix);
     fsyncFile(db);
     const args: CeilingArgs = { db, token, bodies, keyPrefix: `${keyPrefix}-ceiling` };
-    const proc = spawn('taskset', ['-c', SERVER_CORE, process.execPath, '--import', 'tsx', 'bench/ceiling.ts', JSON.stringify(args)], {
+    const proc = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...SERVER_NODE_FLAGS, '--import', 'tsx', 'bench/ceiling.ts', JSON.stringify(args)], {
       cwd: ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

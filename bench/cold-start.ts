@@ -12,6 +12,8 @@ import { median, round2 } from './stats';
 
 export interface ColdStartResult {
   pairs: number;
+  /** Node's flags the server was started with (absent in runs before they were recorded). */
+  nodeFlags?: string[];
   /** Median and [min, max] wall time of each, ms. */
   server: { median: number; range: [number, number] };
   node: { median: number; range: [number, number] };
@@ -124,6 +126,7 @@ export async function measureColdStart(db: string, pairs: number, log: (line: st
   const apiExtra = api.map((a, i) => a - node[i]!);
   return {
     pairs,
+    nodeFlags: SERVER_NODE_FLAGS,
     server: { median: round2(median(server)), range: range(server) },
     node: { median: round2(median(node)), range: range(node) },
     extra: { median: round2(median(extra)), range: range(extra) },

@@ -116,7 +116,7 @@ const targetNote = (r: Results) =>
 
 /** The cold-start measurement in one sentence. */
 const coldStartText = (c: ColdStartResult): string =>
-  `Cold start (issue 14 point 5): \`node dist/reclib.mjs serve\` (as \`npm start\` runs it) on this run's database, from spawn to the first 200 from GET /healthz, ` +
+  `Cold start (issue 14 point 5): \`${['node', ...(c.nodeFlags ?? []), 'dist/reclib.mjs serve'].join(' ')}\` on this run's database, from spawn to the first 200 from GET /healthz, ` +
   `${c.server.median.toFixed(0)} ms (${c.server.range[0].toFixed(0)}–${c.server.range[1].toFixed(0)}); \`node -e 0\` from spawn to exit ` +
   `${c.node.median.toFixed(0)} ms (${c.node.range[0].toFixed(0)}–${c.node.range[1].toFixed(0)}); medians of ${c.pairs} alternating pairs, both pinned to core 0.` +
   (c.api

@@ -14,13 +14,15 @@ describe('startModuleWorker', () => {
   for (const caller of ['caller.mjs', 'caller.ts']) {
     it(`caps the thread's young generation at ${THREAD_YOUNG_GENERATION_MB} MB and names this thread's SQLite build (called from ${caller})`, async () => {
       const worker = startModuleWorker('limits-worker', new URL(`./fixtures/${caller}`, import.meta.url).href, null);
-      const told = await new Promise<{ resourceLimits: ResourceLimits; sqliteBuild?: string }>((resolve, reject) => {
+      const told = await new Promise<{ resourceLimits: ResourceLimits; sqliteBuild?: string; uses?: string }>((resolve, reject) => {
         worker.once('message', resolve);
         worker.once('error', reject);
       });
       await worker.terminate();
       assert.equal(told.resourceLimits.maxYoungGenerationSizeMb, THREAD_YOUNG_GENERATION_MB);
       assert.equal(told.sqliteBuild, sqliteBuild());
+      // From source the thread runs src/db/sqlite.ts and reports the build it decided on.
+      if (caller === 'caller.ts') assert.equal(told.uses, sqliteBuild());
     });
   }
 

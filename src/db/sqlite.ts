@@ -85,19 +85,33 @@ let napiBuild: typeof BetterSqlite3 | null | undefined;
  */
 function napi(): typeof BetterSqlite3 | null {
   if (napiBuild !== undefined) return napiBuild;
-  const told = isMainThread ? undefined : process.env[SQLITE_BUILD_ENV];
-  if (told === 'classic' || (told === undefined && !usesNapiBuild(process.versions.node))) return (napiBuild = null);
+  const plan = buildPlan(process.versions.node, !isMainThread, process.env[SQLITE_BUILD_ENV]);
+  if (plan === 'classic') return (napiBuild = null);
   try {
     const Napi = requireHere(NAPI_PACKAGE) as typeof BetterSqlite3;
     new Napi(':memory:').close(); // loads its addon
     return (napiBuild = Napi);
   } catch (e) {
     const message = (e as Error).message.split('\n')[0];
-    if (told === 'napi') throw new Error(`reclib: ${NAPI_PACKAGE} (better-sqlite3 13), which the main thread uses, did not load in this thread (${message})`);
+    if (plan === 'napi') throw new Error(`reclib: ${NAPI_PACKAGE} (better-sqlite3 13), which the main thread uses, did not load in this thread (${message})`);
     if (!FALLBACK_CODES.has((e as { code?: string }).code ?? '')) throw e;
     process.emitWarning(`reclib: ${NAPI_PACKAGE} (better-sqlite3 13) did not load (${message}); using better-sqlite3 12, which can abort the process on Node 24.19 and later`);
     return (napiBuild = null);
   }
+}
+
+/**
+ * How a thread picks its build: 'classic'; 'napi' (or fail); 'napi-or-classic' (the Node-API
+ * build, or the classic one with a warning where that does not load). `told`: SQLITE_BUILD_ENV,
+ * read in worker threads only; a value that names no build this Node can run is refused.
+ */
+export function buildPlan(nodeVersion: string, worker: boolean, told: string | undefined): 'classic' | 'napi' | 'napi-or-classic' {
+  if (worker && told !== undefined) {
+    if (told === 'classic') return 'classic';
+    if (told === 'napi' && usesNapiBuild(nodeVersion)) return 'napi';
+    throw new Error(`reclib: ${SQLITE_BUILD_ENV}=${JSON.stringify(told)} names no better-sqlite3 build this thread can use on Node ${nodeVersion}`);
+  }
+  return usesNapiBuild(nodeVersion) ? 'napi-or-classic' : 'classic';
 }
 
 /** The build this thread uses (deciding it now if no connection was opened yet). */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { openSqlite, usesNapiBuild } from '../../src/db/sqlite';
+import { buildPlan, openSqlite, sqliteBuild, usesNapiBuild } from '../../src/db/sqlite';
 import { testConfig } from '../../src/config';
 import { PAGE_SIZE, SCHEMA_VERSION } from '../../src/db/migrate';
 import { BUSY_TIMEOUT_MS, openDatabase } from '../../src/db/open';
@@ -25,6 +25,17 @@ describe('the SQLite driver', () => {
   it('is better-sqlite3 13 (Node-API) from Node 22 on, 12 before (12 aborts on Node 24.19 and later)', () => {
     for (const v of ['20.18.0', '20.20.2', '21.7.3']) assert.equal(usesNapiBuild(v), false, v);
     for (const v of ['22.0.0', '22.23.3', '24.18.1', '24.21.0', '26.1.0']) assert.equal(usesNapiBuild(v), true, v);
+  });
+
+  it('the main thread decides; a worker thread takes the build it is told, and refuses one it cannot run', () => {
+    assert.equal(buildPlan('20.20.2', false, 'napi'), 'classic', 'the main thread ignores the variable');
+    assert.equal(buildPlan('24.21.0', false, 'classic'), 'napi-or-classic');
+    assert.equal(buildPlan('24.21.0', true, undefined), 'napi-or-classic', 'a thread not told decides as the main thread');
+    assert.equal(buildPlan('20.20.2', true, undefined), 'classic');
+    assert.equal(buildPlan('24.21.0', true, 'classic'), 'classic', 'told classic (the main thread fell back): no second SQLite');
+    assert.equal(buildPlan('24.21.0', true, 'napi'), 'napi', 'told napi: that or fail, no fallback');
+    assert.throws(() => buildPlan('20.20.2', true, 'napi'), /names no better-sqlite3 build/, '13.x crashes on Node 20');
+    assert.throws(() => buildPlan('24.21.0', true, 'nappi'), /names no better-sqlite3 build/);
   });
 
   it("opens connections with this Node's build; 13.x is installed with a prebuilt addon for this platform", () => {
@@ -153,7 +164,7 @@ describe('schema and pragmas', () => {
 function otherConnection(file: string) {
   const flags = new Int32Array(new SharedArrayBuffer(8)); // [0]: go, [1]: done
   // The build openSqlite() uses on this Node (src/db/sqlite.ts); the classic one finds its own addon.
-  const sqlite = createRequire(import.meta.url).resolve(usesNapiBuild(process.versions.node) ? 'better-sqlite3-napi' : 'better-sqlite3');
+  const sqlite = createRequire(import.meta.url).resolve(sqliteBuild() === 'napi' ? 'better-sqlite3-napi' : 'better-sqlite3');
   const worker = new Worker(
     `const { workerData } = require('node:worker_threads');
      const Database = require(${JSON.stringify(sqlite)});
