@@ -28,9 +28,9 @@ export const THREAD_YOUNG_GENERATION_MB = 16;
 export const MAIN_SEMI_SPACE_MB = 16;
 
 /**
- * `callerUrl`: the caller's import.meta.url, which tells the bundle from the sources. The thread is
- * told which better-sqlite3 build this thread uses (src/db/sqlite.ts), so that one process never
- * has two copies of SQLite on one file.
+ * `callerUrl`: the caller's import.meta.url, which tells the bundle from the sources. The new thread
+ * is told which better-sqlite3 build the calling thread uses (src/db/sqlite.ts), so that one
+ * process never has two copies of SQLite on one file.
  */
 export function startModuleWorker(name: string, callerUrl: string, workerData: unknown): Worker {
   const options = { execArgv: [], workerData, resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }, env: { ...process.env, [SQLITE_BUILD_ENV]: sqliteBuild() } };
