@@ -1,7 +1,7 @@
 // `npm run bench:create-ab -- [--shape device|import] [--seconds 5] [--rounds 3] [--size 100000] DIR...`:
 // creates through builds of the server side by side. Each DIR holds a build (a copy of dist/, e.g.
 // `cp -r dist /tmp/before` before a change; a DIR inside the checkout finds node_modules and
-// schema.sql as dist/ does); `DIR:--flag,--flag` adds node flags to that one. In each round every
+// schema.sql as dist/ does); `DIR:--flag,--flag` adds node flags to that one (after npm start's). In each round every
 // build serves, in turn, on a fresh copy of the cached corpus (bench/.cache, seeded by `npm run
 // bench`), pinned to core 0: 2 s of warm-up, then `--seconds` of creates of the shape's bodies at 32
 // connections from core 1. Printed per run and as medians per build: creates/s and the CPU of each
@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CACHE_DIR } from './cache';
-import { cli, load, LOADER_CORE, ROOT, SERVER_CORE } from './processes';
+import { cli, load, LOADER_CORE, ROOT, SERVER_CORE, SERVER_NODE_FLAGS } from './processes';
 import { median } from './stats';
 
 const { values: opt, positionals: builds } = parseArgs({
@@ -66,7 +66,7 @@ async function measure(build: string, tag: string): Promise<Run> {
   fs.copyFileSync(source, db);
   const permissions = 'recordings:create,recordings:read';
   const { secret: token } = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', accountId, '--name', 'create-ab', '--permissions', permissions]);
-  const args = [...(flags ? flags.split(',') : []), path.resolve(dir, 'reclib.mjs'), 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0'];
+  const args = [...SERVER_NODE_FLAGS, ...(flags ? flags.split(',') : []), path.resolve(dir, 'reclib.mjs'), 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0'];
   const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {

@@ -54,13 +54,15 @@ function nativeBinding(): object {
 /** The first major version of Node on which better-sqlite3's Node-API build (13.x) is used. */
 const NAPI_BUILD_FROM_NODE = 22;
 /** The package name that build is installed under (package.json: `npm:better-sqlite3@13…`). */
-const NAPI_PACKAGE = 'better-sqlite3-napi';
+export const NAPI_PACKAGE = 'better-sqlite3-napi';
 
 /** Whether Node `version` (process.versions.node) uses better-sqlite3's Node-API build. */
 export const usesNapiBuild = (version: string): boolean => Number(version.split('.')[0]) >= NAPI_BUILD_FROM_NODE;
 
 /** Which of the two builds a thread uses. */
 export type SqliteBuild = 'napi' | 'classic';
+/** The package a build is installed as. */
+export const sqlitePackage = (build: SqliteBuild): string => (build === 'napi' ? NAPI_PACKAGE : 'better-sqlite3');
 /** The variable through which a worker thread is told its build (startModuleWorker sets it in the thread's env). */
 export const SQLITE_BUILD_ENV = 'RECLIB_SQLITE_BUILD';
 /** Errors after which the classic build serves: the package or its addon for this platform is missing, or the addon does not load here. */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { openSqlite } from '../../src/db/sqlite';
+import { NAPI_PACKAGE, openSqlite } from '../../src/db/sqlite';
 import pkg from '../../package.json' with { type: 'json' };
 import { RECLIB_APPLICATION_ID, schemaText, SCHEMA_VERSION } from '../../src/db/migrate';
 import { openDatabase } from '../../src/db/open';
@@ -195,9 +195,9 @@ function runnableCopy(to: string): string {
   }
   for (const m of ['bindings', 'file-uri-to-path']) fs.cpSync(path.join(ROOT, 'node_modules', m), path.join(to, 'node_modules', m), { recursive: true });
   // better-sqlite3's Node-API build (Node 22 and later): its JavaScript and this platform's addon.
-  const napi = path.join(ROOT, 'node_modules/better-sqlite3-napi');
+  const napi = path.join(ROOT, 'node_modules', NAPI_PACKAGE);
   for (const part of ['package.json', 'lib', `prebuilds/${process.platform}-${process.arch}.node`]) {
-    fs.cpSync(path.join(napi, part), path.join(to, 'node_modules/better-sqlite3-napi', part), { recursive: true });
+    fs.cpSync(path.join(napi, part), path.join(to, 'node_modules', NAPI_PACKAGE, part), { recursive: true });
   }
   return path.join(to, 'dist/reclib.mjs');
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { buildPlan, openSqlite, sqliteBuild, usesNapiBuild } from '../../src/db/sqlite';
+import { buildPlan, NAPI_PACKAGE, openSqlite, sqliteBuild, sqlitePackage, usesNapiBuild } from '../../src/db/sqlite';
 import { testConfig } from '../../src/config';
 import { PAGE_SIZE, SCHEMA_VERSION } from '../../src/db/migrate';
 import { BUSY_TIMEOUT_MS, openDatabase } from '../../src/db/open';
@@ -42,10 +42,10 @@ describe('the SQLite driver', () => {
     const require = createRequire(import.meta.url);
     const napi = usesNapiBuild(process.versions.node);
     const db = openSqlite(':memory:');
-    assert.ok(db instanceof (require(napi ? 'better-sqlite3-napi' : 'better-sqlite3') as typeof Database), napi ? '13.x' : '12.x');
+    assert.ok(db instanceof (require(sqlitePackage(napi ? 'napi' : 'classic')) as typeof Database), napi ? '13.x' : '12.x');
     assert.equal(db.prepare("SELECT count(*) FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'").pluck().get(), 1);
     db.close();
-    const dir = path.dirname(require.resolve('better-sqlite3-napi/package.json'));
+    const dir = path.dirname(require.resolve(`${NAPI_PACKAGE}/package.json`));
     assert.match((JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version, /^13\./);
     assert.ok(fs.existsSync(path.join(dir, 'prebuilds', `${process.platform}-${process.arch}.node`)), 'the addon the Docker image copies');
   });
@@ -164,7 +164,7 @@ describe('schema and pragmas', () => {
 function otherConnection(file: string) {
   const flags = new Int32Array(new SharedArrayBuffer(8)); // [0]: go, [1]: done
   // The build openSqlite() uses on this Node (src/db/sqlite.ts); the classic one finds its own addon.
-  const sqlite = createRequire(import.meta.url).resolve(sqliteBuild() === 'napi' ? 'better-sqlite3-napi' : 'better-sqlite3');
+  const sqlite = createRequire(import.meta.url).resolve(sqlitePackage(sqliteBuild()));
   const worker = new Worker(
     `const { workerData } = require('node:worker_threads');
      const Database = require(${JSON.stringify(sqlite)});
