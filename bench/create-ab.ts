@@ -2,12 +2,12 @@
 // creates through builds of the server side by side. Each DIR holds a build (a copy of dist/, e.g.
 // `cp -r dist /tmp/before` before a change; a DIR inside the checkout finds node_modules and
 // schema.sql as dist/ does); `DIR:--flag,--flag` adds node flags to that one (after npm start's).
-// In each round every build serves, in turn, on a fresh copy of the cached corpus (bench/.cache, seeded by `npm run
-// bench`), pinned to core 0: 2 s of warm-up, then `--seconds` of creates of the shape's bodies at 32
-// connections from core 1. Printed per run and as medians per build: creates/s and the CPU of each
-// thread per create (main, writer, the rest: V8's helpers and the checkpointer), read from
-// /proc/<pid>/task/*/stat. This is how bench/results-notes.md (2026-11-26 evening) split a create's
-// cost between the threads. Not a test: CI does not run it.
+// In each round every build serves, in turn, on a fresh copy of the cached corpus (bench/.cache,
+// seeded by `npm run bench`), pinned to core 0: 2 s of warm-up, then `--seconds` of creates of the
+// shape's bodies at 32 connections from core 1. Printed per run and as medians per build: creates/s
+// and the CPU of each thread per create (main, writer, the rest: V8's helpers and the
+// checkpointer), read from /proc/<pid>/task/*/stat. This is how bench/results-notes.md (2026-11-26
+// evening) split a create's cost between the threads. Not a test: CI does not run it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
