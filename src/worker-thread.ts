@@ -4,7 +4,7 @@
 // caller, imported after tsx's loader is registered inside the thread: Node 20 does not apply
 // `--import` loaders from a worker's execArgv to its main module. execArgv is empty either way,
 // so none of the server's flags (a profiler's, say) reach the thread.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { SQLITE_BUILD_ENV, sqliteBuild } from './db/sqlite';
 
 /**
@@ -33,6 +33,8 @@ export const MAIN_SEMI_SPACE_MB = 16;
  * process never has two copies of SQLite on one file.
  */
 export function startModuleWorker(name: string, callerUrl: string, workerData: unknown): Worker {
+  // Loaded here, not imported: the server starts its threads after it listens (test/e2e/start-modules.test.ts).
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   const options = { execArgv: [], workerData, resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }, env: { ...process.env, [SQLITE_BUILD_ENV]: sqliteBuild() } };
   if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.mjs`, callerUrl), options);
   const tsx = import.meta.resolve('tsx/esm/api');

@@ -32,7 +32,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { isMainThread } from 'node:worker_threads';
 
 const requireHere = createRequire(import.meta.url);
 let addon: object | undefined;
@@ -87,7 +86,10 @@ let napiBuild: typeof BetterSqlite3 | null | undefined;
  */
 function napi(): typeof BetterSqlite3 | null {
   if (napiBuild !== undefined) return napiBuild;
-  const plan = buildPlan(process.versions.node, !isMainThread, process.env[SQLITE_BUILD_ENV]);
+  const told = process.env[SQLITE_BUILD_ENV];
+  // node:worker_threads only where the answer matters: the main thread is not told (test/e2e/start-modules.test.ts).
+  const worker = told !== undefined && !process.getBuiltinModule('node:worker_threads').isMainThread;
+  const plan = buildPlan(process.versions.node, worker, told);
   if (plan === 'classic') return (napiBuild = null);
   try {
     const Napi = requireHere(NAPI_PACKAGE) as typeof BetterSqlite3;

@@ -3,7 +3,7 @@
 // The URL is checked at subscription creation and again at send time; hostnames are checked
 // against the address the socket actually connects to (guardedLookup), so DNS rebinding between
 // the two checks gains nothing.
-import dns, { type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
@@ -24,7 +24,9 @@ export interface AllowList {
 /** Resolves a hostname to every address it has; `family` 0 means any. */
 export type Resolver = (hostname: string, family: 0 | 4 | 6) => Promise<readonly LookupAddress[]>;
 
-export const systemResolver: Resolver = (hostname, family) => dns.promises.lookup(hostname, { all: true, family });
+/** The system's resolver; node:dns is loaded at the first lookup, not at every start (test/e2e/start-modules.test.ts). */
+export const systemResolver: Resolver = (hostname, family) =>
+  process.getBuiltinModule('node:dns').promises.lookup(hostname, { all: true, family });
 
 /** The lookup refused a destination; the sender reports its message as the attempt's error. */
 export class DestinationBlockedError extends Error {

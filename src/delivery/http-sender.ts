@@ -2,7 +2,6 @@
 // connection use exactly the address the destination guard approved. Never throws: every failure
 // is an attempt outcome for the delivery record.
 import http from 'node:http';
-import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors';
 import {
@@ -87,7 +86,8 @@ export function sendWebhook(opts: SendWebhookOptions): Promise<SendWebhookResult
       // node skips `lookup` for literals. Hostnames are judged by guardedLookup at connect time
       // (with http or another port: only if they resolve into a listed range).
       const { url, rangeOnly } = checkWebhookTarget(opts.url, opts.allow);
-      const transport = url.protocol === 'https:' ? https : http;
+      // node:https (and tls with it) at the first delivery over https, not at every start (test/e2e/start-modules.test.ts).
+      const transport = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : http;
       request = transport.request(
         url,
         {
