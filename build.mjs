@@ -11,35 +11,11 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 
 /**
- * The Node side: ESM for Node 20. better-sqlite3's JavaScript is bundled (src/db/sqlite.ts hands
- * it its addon); `bindings`, which its code would require otherwise, stays external.
- */
-/**
- * Commander requires node:child_process at load, for subcommands that are executables of their own,
- * which reclib has none of; child_process (with dgram and net's socket list) was most of the Node
- * modules a server loaded before listening that it never uses. Its one use, `spawn`, now loads it
- * when called. The build fails if Commander's line changes, rather than bundle it unchanged.
- */
-const lazyChildProcessInCommander = {
-  name: 'lazy-child-process-in-commander',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, async (args) => {
-      const text = await fs.promises.readFile(args.path, 'utf8');
-      const line = "const childProcess = require('node:child_process');";
-      if (text.split(line).length !== 2) throw new Error(`${args.path}: expected one "${line}" (build.mjs, lazyChildProcessInCommander)`);
-      if ((text.match(/childProcess\.(\w+)/g) ?? []).some((use) => use !== 'childProcess.spawn')) throw new Error(`${args.path}: uses more of child_process than spawn`);
-      const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
-      return { contents: text.replace(line, lazy), loader: 'js' };
-    });
-  },
-};
-
-/**
  * Node's own modules reach the bundle through require(), not import. An import of a built-in module
  * builds its ESM facade, which reads every export, and some exports are getters that load modules
- * of their own: node:http's loads undici on Node 24 (with tls, http2, zlib and assert: ~17 ms of
- * every start), node:crypto's loads webcrypto. require() hands over the module as it is; esbuild's
- * interop then reads each export where it is used.
+ * of their own: node:http's loads undici on Node 24 (with tls, http2, zlib and assert: ~27 ms of
+ * every start), node:crypto's loads webcrypto (test/e2e/start-modules.test.ts). require() hands
+ * over the module as it is; esbuild's interop then reads each export where it is used.
  */
 const builtinsByRequire = {
   name: 'builtins-by-require',
@@ -52,8 +28,12 @@ const builtinsByRequire = {
   },
 };
 
+/**
+ * The Node side: ESM for Node 20. better-sqlite3's JavaScript is bundled (src/db/sqlite.ts hands
+ * it its addon); `bindings`, which its code would require otherwise, stays external.
+ */
 const nodeBundle = {
-  bundle: true, plugins: [builtinsByRequire, lazyChildProcessInCommander], platform: 'node', target: 'node20', format: 'esm', external: ['bindings'], sourcemap: true, logLevel: 'warning',
+  bundle: true, plugins: [builtinsByRequire], platform: 'node', target: 'node20', format: 'esm', external: ['bindings'], sourcemap: true, logLevel: 'warning',
   // Less text to parse at every start; names are kept (the source map has the rest).
   minifyWhitespace: true, minifySyntax: true,
   // CommonJS code in the bundle (better-sqlite3) calls require() for Node's own modules.

@@ -1,9 +1,9 @@
 // What a server's start loads before it listens (cold start, issue 14). Node modules it needs only
-// later are loaded when first used: https and dns at the first webhook delivery, worker_threads when
-// the server starts its threads after listening, child_process never (Commander's subcommand
-// executables; build.mjs). Built-in modules reach the bundle through require(), since an import
-// reads every export of a module's ESM facade, and node:http's getters load undici (with tls, http2
-// and zlib) on Node 24, node:crypto's webcrypto (build.mjs, builtinsByRequire).
+// later are loaded when first used: https and dns at the first webhook delivery, worker_threads
+// when the server starts its threads after listening. Built-in modules reach the bundle through
+// require(), since an import reads every export of a module's ESM facade, and node:http's getters
+// load undici (with tls, http2 and zlib) on Node 24, node:crypto's webcrypto (build.mjs,
+// builtinsByRequire). (listen() itself loads cluster and child_process, in Node.)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -43,6 +43,6 @@ it('serve listens before loading the Node modules only later requests or threads
   const loaded = await modulesAtListen(path.join(dir, 'reclib.db'));
   // The report works: the HTTP server and the hashing of API keys are loaded by then.
   assert.ok(loaded.includes('http') && loaded.includes('crypto'), loaded.join(' '));
-  const early = ['tls', 'https', 'http2', 'zlib', 'dns', 'child_process', 'dgram', 'cluster', 'worker_threads', 'internal/deps/undici/undici', 'internal/crypto/webcrypto'];
+  const early = ['tls', 'https', 'http2', 'zlib', 'dns', 'worker_threads', 'internal/deps/undici/undici', 'internal/crypto/webcrypto'];
   assert.deepEqual(early.filter((m) => loaded.includes(m)), []);
 });
