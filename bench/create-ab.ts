@@ -6,7 +6,7 @@
 // seeded by `npm run bench`), pinned to core 0: 2 s of warm-up, then `--seconds` of creates of the
 // shape's bodies at 32 connections from core 1. Printed per run and as medians per build: creates/s
 // and the CPU of each thread per create (main, writer, the rest: V8's helpers and the
-// checkpointer), read from /proc/<pid>/task/*/stat. This is how bench/results-notes.md (2026-11-26
+// checkpointer), read from /proc/<pid>/task/*/stat, and the server's peak RSS (VmHWM). This is how bench/results-notes.md (2026-11-26
 // evening) split a create's cost between the threads. Not a test: CI does not run it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,11 +53,18 @@ function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
+/** The process's peak RSS so far, MB (VmHWM). */
+function peakRssMb(pid: number): number {
+  const m = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
 interface Run {
   rps: number;
   main: number;
   writer: number;
   rest: number;
+  peakRss: number;
 }
 
 async function measure(build: string, tag: string): Promise<Run> {
@@ -87,7 +94,7 @@ async function measure(build: string, tag: string): Promise<Run> {
     const perCreate = (tid: string) => ((after.get(tid)! - (before.get(tid) ?? 0)) * 1000) / result.requests;
     // The main thread's id is the pid; the busiest other thread is the writer's.
     const others = [...after.keys()].filter((tid) => tid !== String(child.pid)).map(perCreate).sort((a, b) => b - a);
-    return { rps: result.rps, main: perCreate(String(child.pid)), writer: others[0] ?? 0, rest: others.slice(1).reduce((s, x) => s + x, 0) };
+    return { rps: result.rps, main: perCreate(String(child.pid)), writer: others[0] ?? 0, rest: others.slice(1).reduce((s, x) => s + x, 0), peakRss: peakRssMb(child.pid!) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
@@ -100,12 +107,12 @@ for (let round = 0; round < Number(opt.rounds); round++) {
   for (const build of builds) {
     const r = await measure(build, `r${round}`);
     runs.get(build)!.push(r);
-    console.log(`round ${round + 1} ${build}: ${f0(r.rps)} creates/s; CPU µs per create: main ${f0(r.main)}, writer ${f0(r.writer)}, rest ${f0(r.rest)}`);
+    console.log(`round ${round + 1} ${build}: ${f0(r.rps)} creates/s; CPU µs per create: main ${f0(r.main)}, writer ${f0(r.writer)}, rest ${f0(r.rest)}; peak RSS ${f0(r.peakRss)} MB`);
   }
 }
 console.log(`\n${opt.shape} creates at ${opt.size} recordings, medians of ${opt.rounds} rounds:`);
 for (const [build, rs] of runs) {
   const m = (k: keyof Run) => f0(median(rs.map((r) => r[k])));
   const total = f0(median(rs.map((r) => r.main + r.writer + r.rest)));
-  console.log(`  ${build}: ${m('rps')} creates/s (${rs.map((r) => f0(r.rps)).join(', ')}); CPU µs per create ${total} (main ${m('main')}, writer ${m('writer')}, rest ${m('rest')})`);
+  console.log(`  ${build}: ${m('rps')} creates/s (${rs.map((r) => f0(r.rps)).join(', ')}); CPU µs per create ${total} (main ${m('main')}, writer ${m('writer')}, rest ${m('rest')}); peak RSS ${m('peakRss')} MB`);
 }
