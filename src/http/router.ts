@@ -279,7 +279,8 @@ export class ApiRouter {
     for (const doc of [this.doc, ...this.alsoDocumentedIn]) doc.add(op);
     const honoPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     // The label of this route in the request log and metrics: the template, never the path.
-    const template = (this.serverUrl ?? this.doc.serverPath) + spec.path;
+    // (A router at the root, serverUrl '/', must not make it //mcp.)
+    const template = (this.serverUrl ?? this.doc.serverPath).replace(/\/$/, '') + spec.path;
     const deps = this.deps;
     // Every operation but a GET may write (an MCP POST too: create_note), so the writer thread
     // answers it when the server runs one (forward-write.ts).

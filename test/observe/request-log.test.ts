@@ -39,6 +39,14 @@ describe('the request log', () => {
     assert.equal(second!.route, 'unmatched');
   });
 
+  it('a route outside /api is labelled by its own path: POST /mcp is /mcp', async (t) => {
+    const s = await serveInProcess(t, { logFormat: 'json' });
+    const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(res.status, 401);
+    const line = await until(() => json(s.lines()).find((l) => l.msg === 'request'));
+    assert.equal(line.route, '/mcp');
+  });
+
   it('in text format a request is one readable line: time, method, route, status, duration, request id', async (t) => {
     const s = await serveInProcess(t);
     const res = await fetch(`${s.url}/healthz`);
