@@ -13,16 +13,19 @@ import zlib from 'node:zlib';
 /**
  * Node's own modules reach the bundle through require(), not import. An import of a built-in module
  * builds its ESM facade, which reads every export, and some exports are getters that load modules
- * of their own: node:http's loads undici on Node 24 (with tls, http2, zlib and assert: ~27 ms of
- * every start), node:crypto's loads webcrypto (test/e2e/start-modules.test.ts). require() hands
- * over the module as it is; esbuild's interop then reads each export where it is used.
+ * of their own: on Node 24 node:http's load undici, and with it tls, http2, zlib and assert;
+ * node:crypto's load webcrypto. require() hands over the module as it is; esbuild's interop reads
+ * an export where the code uses it. With https, dns and worker_threads loaded at first use, this
+ * took a Node 24 start to listening from 93.5 to 65.0 ms on a library of 100,000, and ~3 ms off
+ * Node 20's (bench/results-notes.md, 2026-11-27; test/e2e/start-modules.test.ts). `fs` and
+ * `node:fs` become one module.
  */
 const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(b) {
-    const names = builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|');
-    b.onResolve({ filter: new RegExp(`^(node:)?(${names})$`) }, (args) =>
-      args.kind === 'import-statement' ? { path: args.path, namespace: 'node-builtin' } : undefined,
+    const bare = builtinModules.filter((name) => !name.startsWith('node:')).join('|');
+    b.onResolve({ filter: new RegExp(`^(node:.+|${bare})$`) }, (args) =>
+      args.kind === 'import-statement' ? { path: args.path.startsWith('node:') ? args.path : `node:${args.path}`, namespace: 'node-builtin' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
   },

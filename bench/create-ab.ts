@@ -6,8 +6,9 @@
 // seeded by `npm run bench`), pinned to core 0: 2 s of warm-up, then `--seconds` of creates of the
 // shape's bodies at 32 connections from core 1. Printed per run and as medians per build: creates/s
 // and the CPU of each thread per create (main, writer, the rest: V8's helpers and the
-// checkpointer), read from /proc/<pid>/task/*/stat, and the server's peak RSS (VmHWM). This is how bench/results-notes.md (2026-11-26
-// evening) split a create's cost between the threads. Not a test: CI does not run it.
+// checkpointer), read from /proc/<pid>/task/*/stat, and the server's peak RSS (VmHWM). This is
+// how bench/results-notes.md (2026-11-26 evening) split a create's cost between the threads. Not a
+// test: CI does not run it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -56,7 +57,8 @@ function threadCpu(pid: number): Map<string, number> {
 /** The process's peak RSS so far, MB (VmHWM). */
 function peakRssMb(pid: number): number {
   const m = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
+  if (!m) throw new Error(`/proc/${pid}/status has no VmHWM line`);
+  return Number(m[1]) / 1024;
 }
 
 interface Run {

@@ -22,7 +22,8 @@ export function ensureBundle(): string {
   if (checked) return BUNDLE;
   // The checkpointer's worker is built beside the bundle; without it serve runs without the worker.
   const built = fs.existsSync(BUNDLE) && ['checkpointer-worker', 'library-count-worker'].every((w) => fs.existsSync(path.join(ROOT, `dist/${w}.mjs`))) ? fs.statSync(BUNDLE).mtimeMs : 0;
-  if (built < Math.max(newestSource(path.join(ROOT, 'src')), newestSource(path.join(ROOT, 'bin')))) {
+  // build.mjs too: it shapes the bundle (test/e2e/start-modules.test.ts tests what it does).
+  if (built < Math.max(newestSource(path.join(ROOT, 'src')), newestSource(path.join(ROOT, 'bin')), fs.statSync(path.join(ROOT, 'build.mjs')).mtimeMs)) {
     const r = spawnSync(process.execPath, ['build.mjs'], { cwd: ROOT, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`building the bundle failed: ${r.stderr}`);
   }
