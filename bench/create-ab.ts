@@ -1,11 +1,12 @@
-// `npm run bench:create-ab -- [--shape device|import] [--seconds 5] [--rounds 3] [--size 100000] DIR...`:
-// creates through builds of the server side by side. Each DIR holds a build (a copy of dist/, e.g.
+// `npm run bench:create-ab -- [--shape device|import|get] [--seconds 5] [--rounds 3] [--size 100000] DIR...`:
+// creates (or, with `--shape get`, gets by id of the corpus's recordings) through builds of the
+// server side by side. Each DIR holds a build (a copy of dist/, e.g.
 // `cp -r dist /tmp/before` before a change; a DIR inside the checkout finds node_modules and
 // schema.sql as dist/ does); `DIR:--flag,--flag` adds node flags to that one (after npm start's).
 // In each round every build serves, in turn, on a fresh copy of the cached corpus (bench/.cache,
 // seeded by `npm run bench`), pinned to core 0: 2 s of warm-up, then `--seconds` of creates of the
-// shape's bodies at 32 connections from core 1. Printed per run and as medians per build: creates/s
-// and the CPU of each thread per create (main, writer, the rest: V8's helpers and the
+// shape's bodies at 32 connections from core 1. Printed per run and as medians per build: requests/s
+// and the CPU of each thread per request (main, writer, the rest: V8's helpers and the
 // checkpointer), read from /proc/<pid>/task/*/stat, and the server's peak RSS (VmHWM). This is
 // how bench/results-notes.md (2026-11-26 evening) split a create's cost between the threads. Not a
 // test: CI does not run it.
@@ -27,15 +28,18 @@ const { values: opt, positionals: builds } = parseArgs({
   },
 });
 if (builds.length === 0) throw new Error('name at least one build folder (a copy of dist/)');
-if (opt.shape !== 'device' && opt.shape !== 'import') throw new Error('--shape is device or import');
+if (opt.shape !== 'device' && opt.shape !== 'import' && opt.shape !== 'get') throw new Error('--shape is device, import or get');
 const corpus = fs.readdirSync(CACHE_DIR).find((f) => f.startsWith(`corpus-${opt.size}-`) && f.endsWith('.db'));
 if (!corpus) throw new Error(`no cached corpus of ${opt.size} recordings in ${CACHE_DIR}: run npm run bench -- --size ${opt.size} --seed-only first`);
 const source = path.join(CACHE_DIR, corpus);
 const { accountId } = JSON.parse(fs.readFileSync(source.replace(/\.db$/, '.json'), 'utf8')) as { accountId: string };
-const bodies = path.join(CACHE_DIR, opt.shape === 'device' ? 'create-bodies.json' : 'create-import-bodies.json');
+const bodies = opt.shape === 'get' ? source.replace(/\.db$/, '.ids.json') : path.join(CACHE_DIR, opt.shape === 'device' ? 'create-bodies.json' : 'create-import-bodies.json');
 if (!fs.existsSync(bodies)) throw new Error(`${bodies} is missing: npm run bench writes it`);
 const db = path.join(CACHE_DIR, 'run', 'create-ab.db');
 fs.mkdirSync(path.dirname(db), { recursive: true });
+
+/** What a request is, in what is printed. */
+const UNIT = opt.shape === 'get' ? 'get' : 'create';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
@@ -86,7 +90,8 @@ async function measure(build: string, tag: string): Promise<Run> {
       });
     });
     const spec = (seconds: number, key: string) => ({
-      url, token, durationSec: seconds, connections: 32, mode: 'create' as const, path: '/api/v2/recordings', dataFile: bodies,
+      url, token, durationSec: seconds, connections: 32, dataFile: bodies,
+      ...(opt.shape === 'get' ? { mode: 'byId' as const, path: '/api/v2/recordings/{id}' } : { mode: 'create' as const, path: '/api/v2/recordings' }),
       keyPrefix: `create-ab-${Date.now()}-${key}`, serverPid: child.pid!, serverCore: Number(SERVER_CORE), loaderCore: Number(LOADER_CORE),
     });
     await load(spec(2, `${tag}-warm`));
@@ -109,12 +114,12 @@ for (let round = 0; round < Number(opt.rounds); round++) {
   for (const build of builds) {
     const r = await measure(build, `r${round}`);
     runs.get(build)!.push(r);
-    console.log(`round ${round + 1} ${build}: ${f0(r.rps)} creates/s; CPU µs per create: main ${f0(r.main)}, writer ${f0(r.writer)}, rest ${f0(r.rest)}; peak RSS ${f0(r.peakRss)} MB`);
+    console.log(`round ${round + 1} ${build}: ${f0(r.rps)} ${UNIT}s/s; CPU µs per ${UNIT}: main ${f0(r.main)}, writer ${f0(r.writer)}, rest ${f0(r.rest)}; peak RSS ${f0(r.peakRss)} MB`);
   }
 }
-console.log(`\n${opt.shape} creates at ${opt.size} recordings, medians of ${opt.rounds} rounds:`);
+console.log(`\n${opt.shape === 'get' ? 'gets by id' : `${opt.shape} creates`} at ${opt.size} recordings, medians of ${opt.rounds} rounds:`);
 for (const [build, rs] of runs) {
   const m = (k: keyof Run) => f0(median(rs.map((r) => r[k])));
   const total = f0(median(rs.map((r) => r.main + r.writer + r.rest)));
-  console.log(`  ${build}: ${m('rps')} creates/s (${rs.map((r) => f0(r.rps)).join(', ')}); CPU µs per create ${total} (main ${m('main')}, writer ${m('writer')}, rest ${m('rest')}); peak RSS ${m('peakRss')} MB`);
+  console.log(`  ${build}: ${m('rps')} ${UNIT}s/s (${rs.map((r) => f0(r.rps)).join(', ')}); CPU µs per ${UNIT} ${total} (main ${m('main')}, writer ${m('writer')}, rest ${m('rest')}); peak RSS ${m('peakRss')} MB`);
 }
