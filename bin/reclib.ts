@@ -2,6 +2,13 @@
 // Entry point: hands argv to the CLI. `reclib serve` gets a program with the serve command alone
 // (src/cli/serve-program.ts says why); every other command line the whole CLI.
 import nodeModule from 'node:module';
+import { nodeVersionProblem } from '../src/node-version';
+
+const tooOld = nodeVersionProblem(process.versions.node);
+if (tooOld !== null) {
+  process.stderr.write(`${tooOld}\n`);
+  process.exit(1);
+}
 
 // From Node 22.1 on, V8 keeps the compiled code of the bundle on disk (NODE_COMPILE_CACHE, or a
 // folder in the system's temporary directory) and the next start reads it instead of parsing
