@@ -1,11 +1,10 @@
 // The entry refuses a Node older than package.json's `engines` with a sentence saying so.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
 import { MIN_NODE, nodeVersionProblem } from '../src/node-version';
-import { ensureBundle, ROOT } from './helpers/bundle';
+import { ROOT, runCli } from './helpers/bundle';
 
 it('MIN_NODE is what package.json asks for', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
@@ -19,9 +18,9 @@ it('Node older than that is refused by name, the same minor or newer is not', ()
   assert.equal(nodeVersionProblem(process.versions.node), null);
 });
 
-it('the bundle says so and exits 1 before it does anything', () => {
-  const r = spawnSync(process.execPath, ['--require', path.join(ROOT, 'test/fixtures/node-20-17.cjs'), ensureBundle(), 'serve', '--port', '0', '--db', ':memory:'], { encoding: 'utf8', timeout: 15_000 });
-  assert.equal(r.status, 1, r.stderr);
+it('the bundle says so and exits 1 before it does anything', async () => {
+  const r = await runCli(['serve', '--port', '0', '--db', ':memory:'], { nodeArgs: ['--require', path.join(ROOT, 'test/fixtures/node-20-17.cjs')] });
+  assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr, 'reclib needs Node.js 20.18 or newer; this is Node.js 20.17.0\n');
   assert.equal(r.stdout, '');
 });

@@ -44,11 +44,11 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-/** Runs `reclib <args>` from the bundle (`opts.bundle`: a copy of it elsewhere) and waits for it to exit. */
-export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string; bundle?: string } = {}): Promise<CliResult> {
+/** Runs `reclib <args>` from the bundle (`opts.bundle`: a copy of it elsewhere; `opts.nodeArgs`: Node's own, before it) and waits for it to exit. */
+export function runCli(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string; bundle?: string; nodeArgs?: string[] } = {}): Promise<CliResult> {
   ensureBundle();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [opts.bundle ?? BUNDLE, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bundle ?? BUNDLE, ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -76,10 +76,10 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `reclib serve --port 0 <args>` and resolves once it prints its URL. */
-export function startServe(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ServeProcess> {
+/** Starts `reclib serve --port 0 <args>` (`opts.nodeArgs`: Node's own, before the bundle) and resolves once it prints its URL. */
+export function startServe(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<ServeProcess> {
   ensureBundle();
-  const child = spawn(process.execPath, [BUNDLE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(opts.env) });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BUNDLE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(opts.env) });
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
