@@ -45,7 +45,10 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /runtime ./
 # The database and its master secret live in /data, owned by the unprivileged "node" user.
-RUN mkdir -p /data && chown node:node /data
+# `reclib` on the PATH, so that `docker exec <container> reclib …` runs the CLI (the server's
+# first-run hint prints its commands so).
+RUN mkdir -p /data && chown node:node /data \
+ && ln -s /app/dist/reclib.mjs /usr/local/bin/reclib
 USER node
 VOLUME /data
 EXPOSE 8080

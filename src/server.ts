@@ -35,16 +35,35 @@ export interface RunningServer {
  */
 const SHUTDOWN_GRACE_MS = 8_000;
 
-export function firstRunHint(services: Services, config: Config): string | undefined {
+export function firstRunHint(services: Services, config: Config, cli = cliCommand()): string | undefined {
   if (services.auth.hasAccounts()) return undefined;
-  const db = config.db === DEFAULT_DB ? '' : ` --db ${config.db}`;
+  const db = config.db === DEFAULT_DB ? '' : ` --db ${shellWord(config.db)}`;
   return [
     'No account yet. Create the first account, an API key and a session:',
-    `  reclib accounts create --name me${db}`,
-    `  reclib keys create${db} --account <account id> --name first-key --permissions recordings:create,recordings:read,recordings:write,recordings:delete,settings:read,settings:write,events:read`,
-    `  reclib sessions create${db} --account <account id>`,
-    '(from a checkout: npx tsx bin/reclib.ts … instead of reclib …)',
+    `  ${cli} accounts create --name me${db}`,
+    `  ${cli} keys create${db} --account <account id> --name first-key --permissions recordings:create,recordings:read,recordings:write,recordings:delete,settings:read,settings:write,events:read`,
+    `  ${cli} sessions create${db} --account <account id>`,
   ].join('\n');
+}
+
+/** `word` as one word of a POSIX shell command line (quoted only when it needs to be). */
+export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+
+/**
+ * How the person who started this server runs its CLI, so that the first-run hint's commands can be
+ * pasted as they are: `reclib` is on the PATH only for a global install. Inside the Docker image
+ * (RECLIB_CONTAINER, which links `reclib` onto its PATH), from the host; through npx (npm sets
+ * npm_command), npx again; from a checkout through tsx, tsx; else Node and the file it ran.
+ */
+export function cliCommand(argv1 = process.argv[1], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  if (env.RECLIB_CONTAINER === '1') return 'docker exec <container> reclib';
+  if (argv1 === undefined) return 'reclib';
+  const relative = path.relative(cwd, argv1);
+  const file = shellWord(relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : argv1);
+  if (/\.[cm]?ts$/.test(argv1)) return `npx tsx ${file}`;
+  if (env.npm_command === 'exec') return 'npx reclib';
+  if (path.basename(argv1) === 'reclib') return 'reclib';
+  return `node ${file}`;
 }
 
 /** A container (Docker, Podman, or the image's RECLIB_CONTAINER): the listen address is not what clients use. */

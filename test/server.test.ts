@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { testConfig } from '../src/config';
-import { inContainer, startServer } from '../src/server';
+import { cliCommand, inContainer, shellWord, startServer } from '../src/server';
 import { fetchUrl } from '../src/services/text-payload';
 import { serveInProcess } from './helpers/in-process-server';
 
@@ -45,5 +45,33 @@ describe('the start-up warning about RECLIB_PUBLIC_URL', () => {
     assert.ok(without.lines().some((l) => /^warn: RECLIB_PUBLIC_URL is not set, and this looks like a container/.test(l)), without.lines().join('\n'));
     const withUrl = await serveInProcess(t, { publicUrl: 'https://rec.example.org' });
     assert.ok(!withUrl.lines().some((l) => l.includes('RECLIB_PUBLIC_URL')), withUrl.lines().join('\n'));
+  });
+});
+
+// docs/decisions.md §1: the first-run hint's commands are the ones this person can paste, written
+// the way they started the server.
+describe('the CLI command in the first-run hint', () => {
+  const cwd = '/home/me/reclib';
+  it('in the Docker image: docker exec, with the image\'s reclib', () => {
+    assert.equal(cliCommand('/app/dist/reclib.mjs', { RECLIB_CONTAINER: '1' }, '/app'), 'docker exec <container> reclib');
+  });
+  it('started with node: node and the same file, relative to the working folder when inside it', () => {
+    assert.equal(cliCommand('/home/me/reclib/dist/reclib.mjs', {}, cwd), 'node dist/reclib.mjs');
+    assert.equal(cliCommand('/opt/reclib/dist/reclib.mjs', { npm_command: 'start' }, cwd), 'node /opt/reclib/dist/reclib.mjs');
+    assert.equal(cliCommand('/home/me/reclib/../other/dist/reclib.mjs', {}, cwd), 'node /home/me/reclib/../other/dist/reclib.mjs');
+    assert.equal(cliCommand('/srv/my apps/dist/reclib.mjs', {}, cwd), "node '/srv/my apps/dist/reclib.mjs'");
+  });
+  it('from a checkout through tsx (npx sets npm_command there too): tsx and the entry', () => {
+    assert.equal(cliCommand('/home/me/reclib/bin/reclib.ts', { npm_command: 'exec' }, cwd), 'npx tsx bin/reclib.ts');
+  });
+  it('through npx: npx reclib; a global install: reclib', () => {
+    assert.equal(cliCommand('/root/.npm/_npx/0a1b/node_modules/.bin/reclib', { npm_command: 'exec' }, cwd), 'npx reclib');
+    assert.equal(cliCommand('/usr/local/bin/reclib', {}, cwd), 'reclib');
+  });
+  it('shellWord quotes only what a shell would split or expand', () => {
+    assert.equal(shellWord('/data/reclib.db'), '/data/reclib.db');
+    assert.equal(shellWord('my notes.db'), "'my notes.db'");
+    assert.equal(shellWord("it's.db"), `'it'\\''s.db'`);
+    assert.equal(shellWord('$HOME.db'), "'$HOME.db'");
   });
 });

@@ -2,11 +2,12 @@
 // hint, the admin CLI on the same file while the server runs (a key revoked by the CLI is refused
 // on the next request), the body limit over real HTTP, and a graceful SIGTERM.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cliJson, runCli, startServe, type ServeProcess } from '../helpers/bundle';
+import { cleanEnv, cliJson, ROOT, runCli, startServe, type ServeProcess } from '../helpers/bundle';
 
 const tmpDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-e2e-')), 'reclib.db');
 
@@ -154,6 +155,33 @@ describe('reclib serve from the bundle, with the CLI on the same file', () => {
     // The file is closed cleanly: a new process opens it and sees the data.
     const listed = await cliJson(['accounts', 'list', '--db', db]);
     assert.equal(listed.accounts.length, 1);
+  });
+});
+
+describe('the first-run hint, pasted as printed', () => {
+  it('its three commands, run by a shell in the folder the server was started from, create an account, a key and a session the server accepts', async () => {
+    const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib e2e ')), 'my notes.db');
+    // npm_command: a test run through npx must not make the hint say npx.
+    const server = await startServe(['--db', db], { env: { npm_command: '' } });
+    try {
+      for (let i = 0; i < 50 && !server.stdout().includes('sessions create'); i++) await new Promise((r) => setTimeout(r, 20));
+      const lines = server.stdout().split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim());
+      assert.equal(lines.length, 3, server.stdout());
+      assert.match(lines[0]!, /^node dist\/reclib\.mjs accounts create --name me --db '.+my notes\.db'$/);
+      // Node first on the PATH: the one running these tests.
+      const sh = (command: string) =>
+        execFileSync('sh', ['-c', command], { cwd: ROOT, env: cleanEnv({ PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` }), encoding: 'utf8' });
+      const account = /acc_\w+/.exec(sh(lines[0]!))?.[0];
+      assert.ok(account, 'the account command printed an account id');
+      const key = /rlk_\w+/.exec(sh(lines[1]!.replace('<account id>', account)))?.[0];
+      const session = /rls_\w+/.exec(sh(lines[2]!.replace('<account id>', account)))?.[0];
+      assert.ok(key && session, 'a key and a session were printed');
+      const listed = await fetch(`${server.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(listed.status, 200);
+      assert.equal((await fetch(`${server.url}/api/v2/api-keys`, { headers: { authorization: `Bearer ${session}` } })).status, 200);
+    } finally {
+      assert.equal(await server.stop('SIGTERM'), 0, server.stderr());
+    }
   });
 });
 
