@@ -9,11 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { NAPI_PACKAGE, openSqlite } from '../../src/db/sqlite';
+import { openSqlite } from '../../src/db/sqlite';
 import pkg from '../../package.json' with { type: 'json' };
 import { RECLIB_APPLICATION_ID, schemaText, SCHEMA_VERSION } from '../../src/db/migrate';
 import { openDatabase } from '../../src/db/open';
 import { BUNDLE, cleanEnv, cliJson, ensureBundle, ROOT, runCli, startServe } from '../helpers/bundle';
+import { imageRuntimeCopy } from '../helpers/image';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-cli-admin-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -159,7 +160,7 @@ describe('errors name the file and say what is wrong', () => {
     ensureBundle();
     // That user may not reach the checkout (a clone in a 0700 folder): it runs a copy of what the
     // bundle loads (as the Docker image does), placed in the test's own folder.
-    const bundle = 'uid' in asOther ? runnableCopy(path.join(dir, 'app')) : BUNDLE;
+    const bundle = 'uid' in asOther ? imageRuntimeCopy(path.join(dir, 'app')) : BUNDLE;
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [bundle, 'accounts', 'create', '--db', db, '--name', 'me'], { cwd: path.dirname(path.dirname(bundle)), env: cleanEnv(), ...asOther });
       let stderr = '';
@@ -175,7 +176,7 @@ describe('errors name the file and say what is wrong', () => {
 describe('the bundle outside the checkout', () => {
   it('runs from dist/, schema.sql and better-sqlite3\'s addon alone, as the Docker image holds them', async () => {
     ensureBundle();
-    const bundle = runnableCopy(path.join(fresh(), 'app'));
+    const bundle = imageRuntimeCopy(path.join(fresh(), 'app'));
     const db = path.join(fresh(), 'r.db');
     const r = await runCli(['accounts', 'create', '--db', db, '--name', 'me', '--json'], { bundle, cwd: path.dirname(path.dirname(bundle)) });
     assert.equal(r.code, 0, r.stderr);
@@ -184,23 +185,6 @@ describe('the bundle outside the checkout', () => {
     assert.equal(r.stderr, '');
   });
 });
-
-/** dist/, schema.sql and the native driver's addon copied to `to`, as the Docker image's runtime holds them; returns the bundle's path there. */
-function runnableCopy(to: string): string {
-  fs.cpSync(path.join(ROOT, 'dist'), path.join(to, 'dist'), { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(to, 'schema.sql'));
-  const sqlite = path.join(ROOT, 'node_modules/better-sqlite3');
-  for (const part of ['package.json', 'build/Release/better_sqlite3.node']) {
-    fs.cpSync(path.join(sqlite, part), path.join(to, 'node_modules/better-sqlite3', part), { recursive: true });
-  }
-  for (const m of ['bindings', 'file-uri-to-path']) fs.cpSync(path.join(ROOT, 'node_modules', m), path.join(to, 'node_modules', m), { recursive: true });
-  // better-sqlite3's Node-API build (Node 22 and later): its JavaScript and this platform's addon.
-  const napi = path.join(ROOT, 'node_modules', NAPI_PACKAGE);
-  for (const part of ['package.json', 'lib', `prebuilds/${process.platform}-${process.arch}.node`]) {
-    fs.cpSync(path.join(napi, part), path.join(to, 'node_modules', NAPI_PACKAGE, part), { recursive: true });
-  }
-  return path.join(to, 'dist/reclib.mjs');
-}
 
 describe('tables show dates', () => {
   it('accounts list, keys list and sessions list print ISO 8601 times, not epoch milliseconds', async () => {

@@ -76,10 +76,13 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `reclib serve --port 0 <args>` (`opts.nodeArgs`: Node's own, before the bundle) and resolves once it prints its URL. */
-export function startServe(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<ServeProcess> {
+/**
+ * Starts `reclib serve --port 0 <args>` (`opts.nodeArgs`: Node's own, before the bundle; `opts.bundle`
+ * and `opts.cwd`: a copy of it elsewhere, and where it runs) and resolves once it prints its URL.
+ */
+export function startServe(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[]; bundle?: string; cwd?: string } = {}): Promise<ServeProcess> {
   ensureBundle();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BUNDLE, 'serve', '--port', '0', ...args], { cwd: ROOT, env: cleanEnv(opts.env) });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bundle ?? BUNDLE, 'serve', '--port', '0', ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
