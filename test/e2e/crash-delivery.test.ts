@@ -60,6 +60,9 @@ test('kill -9 during delivery, restart on the same database: every committed eve
           body: JSON.stringify({ type: 'clip', transcript: `note ${i}` }),
         });
         if (res.status === 201) created.push(((await res.json()) as { recording: { id: string } }).recording.id);
+        // Past a dozen, slowly: the kill waits for a delivery it can cut, and every recording
+        // created meanwhile is three deliveries of 400 ms each to wait for after the restart.
+        if (created.length >= 12) await sleep(100);
       } catch {
         return; // the server is gone: recordings not acknowledged do not count
       }
@@ -67,9 +70,13 @@ test('kill -9 during delivery, restart on the same database: every committed eve
   })();
   // Kill once a dozen recordings are committed and deliveries are on the wire: some acknowledged,
   // some cut mid-request, some still queued.
-  // In flight means received whole and not yet answered (a connection that has only sent its
-  // headers may still be answered in the gap before the kill, on a loaded machine).
-  await waitUntil('deliveries in flight', () => created.length >= 12 && receiver.requests.some((r) => r.status === null), 8_000);
+  // In flight means received whole, not yet answered, and far from its answer: received under
+  // 200 ms ago, so 200 ms or more before the receiver's 400 ms are up. (A connection that has only
+  // sent its headers may still be answered in the gap before the kill on a loaded machine, and so
+  // may one received ~400 ms before it: its answer's timer can run before the killed process's
+  // sockets are seen closed.)
+  const cuttable = () => receiver.requests.some((r) => r.status === null && Date.now() - r.receivedAt < 200);
+  await waitUntil('deliveries in flight', () => created.length >= 12 && cuttable(), 8_000);
   crashed = true;
   first.child.kill('SIGKILL');
   await first.stop();
