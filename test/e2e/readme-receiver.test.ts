@@ -1,4 +1,4 @@
-// The README's ten-line receiver is real code: run it and let the scheduler deliver to it.
+// The README's receiver is real code: run it and let the scheduler deliver to it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,4 +51,8 @@ test('the README receiver verifies a real delivery and refuses a tampered one (5
   assert.equal(await post(body, sig(360)), 400);
   assert.equal(await post(body, sig(-240)), 204);
   assert.equal(await post(body, sig(240)), 204);
+  // A forged signature of 64 characters that are not ASCII (the header's bytes read as latin1, 128
+  // bytes once encoded): refused, and the receiver still answers afterwards (it once crashed).
+  assert.equal(await post(body, `t=${Math.floor(Date.now() / 1000)},v1=${'\u00e9'.repeat(64)}`), 400);
+  assert.equal(await post(body, sig(0)), 204);
 });
