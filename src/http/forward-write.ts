@@ -5,7 +5,8 @@
 // comes back as bytes. An expensive write (an edit that rewrites index entries at a million
 // recordings) then holds that thread's event loop, not the one that answers reads, /healthz and
 // event streams. The writer thread's app does everything again except the rate limit (it has none:
-// the request was counted here), so its answers, errors included, are exactly the in-process ones.
+// the request was counted here, and so was a sign-in's attempt against its account: a route's
+// admitForwarded), so its answers, errors included, are exactly the in-process ones.
 import type { Context } from 'hono';
 import { AppError } from '../errors';
 import { readBodyBytes } from './body';
@@ -27,9 +28,9 @@ function requestHeaders(c: Context<AppEnv>, id: string): Array<[string, string]>
   return [...out.filter(([name]) => !HOP_BY_HOP.has(name) && name !== 'x-request-id'), ['x-request-id', id]];
 }
 
-/** Answers an admitted write through the writer thread, adding this thread's rate-limit headers. */
-export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder, requestId: string): Promise<Response> {
-  const body = await readBodyBytes(c);
+/** Answers an admitted write through the writer thread, adding this thread's rate-limit headers; `read`: its body, when read already. */
+export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder, requestId: string, read?: Buffer): Promise<Response> {
+  const body = read ?? (await readBodyBytes(c));
   const answer = await writes.forward({
     method: c.req.method,
     url: c.req.url,

@@ -8,7 +8,7 @@ import { AppError, invalid } from '../errors';
 import { newId } from '../ids';
 import type { Permission, Principal } from '../permissions';
 import { can } from '../permissions';
-import { readJsonBody } from './body';
+import { jsonBody, readBodyBytes, readJsonBody } from './body';
 import { forwardWrite } from './forward-write';
 import { requestHeader } from './node-request';
 import { arrayInPlaceOfObject } from './object-arrays';
@@ -50,6 +50,12 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
    * write-calls.ts) and parses, checks and answers here: the router does not forward the request.
    */
   writerCall?: true;
+  /**
+   * For a write the router forwards to the writer thread, whose app has no rate limit: runs here
+   * first, with the parsed body, to count what the handler would count in process (a sign-in's
+   * attempt against its account). Rate-limit headers go in the context's answerHeaders.
+   */
+  admitForwarded?: (c: Context<AppEnv>, body: Out<B>) => void;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -301,7 +307,15 @@ export class ApiRouter {
         }
       }
       // Admitted: the writer thread does the rest (and the checks above again, but for the rate limit).
-      if (writes) return forwardWrite(c, writes, requestId(c));
+      if (writes) {
+        const admit = spec.admitForwarded;
+        if (!admit) return forwardWrite(c, writes, requestId(c));
+        const id = requestId(c);
+        return readBodyBytes(c).then((bytes) => {
+          admit(c, (spec.body ? parseBody(spec.body, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) : undefined) as Out<B>);
+          return forwardWrite(c, writes, id, bytes);
+        });
+      }
       const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
       const query = spec.query ? parseWith('query', spec.query, singleQuery(c, spec.query)) : undefined;
       const run = (body: unknown) => handler(c, { params, query, body, principal: principal as Principal } as RouteInput<Out<P>, Out<Q>, Out<B>>);

@@ -203,16 +203,29 @@ export class AuthService {
    * the folded name.
    */
   login(account: string, password: string, countAttempt: (budgetKey: string) => void = () => {}): { token: string; expiresAt: number } {
-    const byId = this.store.account(account);
-    const named = byId ? [byId] : this.accountsNamed(account);
-    const a = named.length === 1 ? named[0] : undefined;
-    countAttempt(a ? a.id : `name:${nameKey(account)}`);
+    const { named, a, budgetKey } = this.loginTarget(account);
+    countAttempt(budgetKey);
     const ok = verifyPassword(password, a?.password_hash ?? noAccountHash());
     if (named.length > 1) {
       throw new AppError('unauthenticated', `${named.length} accounts share this name (from before names were unique); sign in with your account id (acc_…, shown by reclib accounts list)`);
     }
     if (!a?.password_hash || !ok) throw new AppError('unauthenticated', 'account or password is wrong');
     return this.createSession(a.id);
+  }
+
+  /**
+   * The budget key login() counts an attempt to sign in as `account` against (on `reclib serve` the
+   * main thread counts it before the writer thread signs in: http/session-routes.ts).
+   */
+  loginBudgetKey(account: string): string {
+    return this.loginTarget(account).budgetKey;
+  }
+
+  private loginTarget(account: string): { named: AccountRow[]; a: AccountRow | undefined; budgetKey: string } {
+    const byId = this.store.account(account);
+    const named = byId ? [byId] : this.accountsNamed(account);
+    const a = named.length === 1 ? named[0] : undefined;
+    return { named, a, budgetKey: a ? a.id : `name:${nameKey(account)}` };
   }
 
   /** The signed-in account and its session's expiry (GET /api/session). */

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { harness, type Harness } from '../helpers/harness';
+import { serveInProcess } from '../helpers/in-process-server';
 
 const ORIGIN = 'http://127.0.0.1:8080';
 
@@ -303,5 +304,30 @@ describe('account names are unique regardless of case', () => {
     }
     assert.throws(() => h.services.auth.createAccount('TEST', PASSWORD), /already exists/);
     assert.deepEqual(h.services.auth.store.accounts().map((a) => a.name).sort(), ['Test', 'test']);
+  });
+});
+
+// On `reclib serve` a sign-in runs on the writer thread, whose app has no rate limit (the main
+// thread counts requests before handing them over); its attempts must still be counted, once.
+describe('password guessing is rate limited on the server, where the writer thread signs in', () => {
+  it('attempts beyond the limit get 429, by id and by name, however right the password; each counts once', async (t) => {
+    const served = await serveInProcess(t, { rateLimit: 3 });
+    assert.ok(served.server.writerThread, 'the server runs a writer thread');
+    const { id } = served.account('a long enough password');
+    const signIn = (account: string, password: string) =>
+      fetch(`${served.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account, password }) });
+    const first = await signIn(id, 'wrong');
+    assert.equal(first.status, 401);
+    assert.equal(first.headers.get('ratelimit-remaining'), '2', 'counted once, and said so');
+    assert.equal((await signIn('observer', 'wrong')).status, 401);
+    assert.equal((await signIn('OBSERVER', 'wrong')).status, 401);
+    const limited = await signIn(id, 'a long enough password');
+    assert.equal(limited.status, 429);
+    assert.equal(((await limited.json()) as { error: { code: string } }).error.code, 'rate_limited');
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    assert.equal((await signIn('Observer', 'a long enough password')).status, 429, 'by name too');
+    // A body the route refuses is refused before it counts, as in process.
+    const bad = await fetch(`${served.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"account":""}' });
+    assert.equal(bad.status, 400);
   });
 });
