@@ -55,6 +55,7 @@ const ConfigSchema = v.object({
   ),
   logFormat: v.picklist(['text', 'json'], 'log-format must be text or json'),
   durability: v.picklist(['full', 'normal'], 'durability must be full or normal'),
+  deliveries: v.picklist(['on', 'off'], 'deliveries must be on or off'),
 });
 
 export type Config = {
@@ -87,6 +88,11 @@ export type Config = {
   logFormat: 'text' | 'json';
   /** full: synchronous=FULL, an acknowledged write survives power loss; normal: survives a process crash (docs/decisions.md §11). */
   durability: 'full' | 'normal';
+  /**
+   * off: `serve` sends no webhook deliveries (they stay queued for a server with them on), for a
+   * restored copy or a backup looked at beside production, whose consumers must not get them twice.
+   */
+  deliveries: 'on' | 'off';
 };
 
 /** Where the database lives unless --db or RECLIB_DB says otherwise. */
@@ -112,6 +118,7 @@ const settings = {
   metricsToken: { env: ['RECLIB_METRICS_TOKEN'], def: undefined },
   logFormat: { env: ['RECLIB_LOG_FORMAT'], def: 'text' },
   durability: { env: ['RECLIB_DURABILITY'], def: 'full' },
+  deliveries: { env: ['RECLIB_DELIVERIES'], def: 'on' },
 } as const satisfies Record<Exclude<keyof Config, 'allowList'>, { env: readonly string[]; def: string | undefined }>;
 
 export type ConfigFlags = Partial<Record<keyof typeof settings, string | undefined>>;
@@ -121,15 +128,21 @@ export class ConfigError extends Error {}
 /** Builds the Config; throws ConfigError with a message naming the setting on a bad value. */
 export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, string | undefined> = {};
+  /** The environment variable a setting's value came from (not a flag, not the default). */
+  const envSource: Record<string, string> = {};
   for (const [key, s] of Object.entries(settings)) {
-    const fromEnv = s.env.map((name) => env[name]).find((x) => x !== undefined && x !== '');
-    raw[key] = flags[key as keyof ConfigFlags] ?? fromEnv ?? s.def;
+    const fromEnv = s.env.find((name) => env[name] !== undefined && env[name] !== '');
+    const flag = flags[key as keyof ConfigFlags];
+    if (flag === undefined && fromEnv !== undefined) envSource[key] = fromEnv;
+    raw[key] = flag ?? (fromEnv === undefined ? undefined : env[fromEnv]) ?? s.def;
   }
   const parsed = v.safeParse(ConfigSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const key = issue.path?.[0]?.key;
-    const flag = key === undefined ? '' : ` (--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)})`;
+    const name = key === undefined ? '' : `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const from = key === undefined ? undefined : envSource[String(key)];
+    const flag = key === undefined ? '' : from === undefined ? ` (${name})` : ` (${name}, from ${from}=${JSON.stringify(raw[String(key)])})`;
     throw new ConfigError(`invalid configuration${flag}: ${issue.message}`);
   }
   const c = parsed.output;

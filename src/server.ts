@@ -198,6 +198,9 @@ function startupLines(logger: Logger, config: Config, url: string, hint: string 
   const msg = `reclib listening on ${url} (database ${db}, public URL ${publicUrl}, webhook allow-list ${allow.join(',') || 'none'})`;
   if (logger.format === 'json') logger.log('info', msg, { url, db, publicUrl, webhookAllow: allow, firstRunHint: hint });
   else logger.log('info', hint ? `${msg}\n${hint}` : msg);
+  if (config.deliveries === 'off') {
+    logger.log('warn', 'deliveries are off (--deliveries off): no webhook is sent, and what is queued stays queued for a server started with them on');
+  }
   if (!publicUrlSet && inContainer()) {
     logger.log(
       'warn',

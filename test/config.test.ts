@@ -32,6 +32,7 @@ describe('configuration: flags, environment, defaults', () => {
       durability: 'full',
       metricsToken: undefined,
       logFormat: 'text',
+      deliveries: 'on',
     });
   });
 
@@ -57,6 +58,7 @@ describe('configuration: flags, environment, defaults', () => {
         RECLIB_DURABILITY: 'normal',
         RECLIB_METRICS_TOKEN: 'scrape-token-0123456789',
         RECLIB_LOG_FORMAT: 'json',
+        RECLIB_DELIVERIES: 'off',
       },
     );
     assert.deepEqual(c, {
@@ -79,6 +81,7 @@ describe('configuration: flags, environment, defaults', () => {
       durability: 'normal',
       metricsToken: 'scrape-token-0123456789',
       logFormat: 'json',
+      deliveries: 'off',
     });
   });
 
@@ -109,6 +112,7 @@ describe('configuration: flags, environment, defaults', () => {
       [{ publicUrl: 'mailto:me@example.org' }, /public-url/],
       [{ db: '' }, /db/],
       [{ durability: 'fast' }, /\(--durability\): durability must be full or normal/],
+      [{ deliveries: 'no' }, /\(--deliveries\): deliveries must be on or off/],
       [{ logFormat: 'xml' }, /\(--log-format\): log-format must be text or json/],
       [{ metricsToken: 'short' }, /\(--metrics-token\): metrics-token must be at least 16 characters/],
       [{ metricsToken: 'has a space in the middle' }, /\(--metrics-token\)/],
@@ -116,7 +120,10 @@ describe('configuration: flags, environment, defaults', () => {
     for (const [flags, message] of cases) {
       assert.throws(() => loadConfig(flags, {}), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(flags));
     }
-    assert.throws(() => loadConfig({}, { RECLIB_PORT: 'x' }), /port/);
+    // A bad value from the environment names the variable too: the person looks for it there.
+    assert.throws(() => loadConfig({}, { RECLIB_PORT: 'x' }), /^Error: invalid configuration \(--port, from RECLIB_PORT="x"\): port must be a whole number$/);
+    assert.throws(() => loadConfig({}, { PORT: 'x' }), /\(--port, from PORT="x"\)/);
+    assert.throws(() => loadConfig({ port: 'x' }, { RECLIB_PORT: '80' }), /\(--port\): /, 'a flag wins, and is named alone');
   });
 });
 

@@ -10,6 +10,7 @@ import { testConfig } from '../src/config';
 import { cliCommand, inContainer, shellWord, startServer } from '../src/server';
 import { fetchUrl } from '../src/services/text-payload';
 import { serveInProcess } from './helpers/in-process-server';
+import { startReceiver } from './helpers/receiver';
 
 describe('the default public URL', () => {
   it('is the bound address (the port the system picked for --port 0), without changing the config passed in', async (t) => {
@@ -73,5 +74,32 @@ describe('the CLI command in the first-run hint', () => {
     assert.equal(shellWord('my notes.db'), "'my notes.db'");
     assert.equal(shellWord("it's.db"), `'it'\\''s.db'`);
     assert.equal(shellWord('$HOME.db'), "'$HOME.db'");
+  });
+});
+
+// docs/decisions.md §1: --deliveries off, for a restored copy looked at beside production.
+describe('serve --deliveries off', () => {
+  it('sends no delivery and leaves it queued, and says so at start', async (t) => {
+    const receiver = await startReceiver();
+    t.after(() => receiver.close());
+    const served = await serveInProcess(t, { deliveries: 'off', webhookAllow: '127.0.0.1' });
+    assert.ok(served.lines().some((l) => /^warn: deliveries are off \(--deliveries off\): no webhook is sent/.test(l)), served.lines().join('\n'));
+    const { id, key } = served.account();
+    const { services } = served.server;
+    await services.webhooks.create(id, { url: receiver.url, events: ['recording.created'] });
+    const res = await fetch(`${served.url}/api/v2/recordings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'off-1' },
+      body: JSON.stringify({ type: 'clip', transcript: 'todo buy milk' }),
+    });
+    assert.equal(res.status, 201);
+    const { recording } = (await res.json()) as { recording: { id: string } };
+    // With deliveries on, this one is on the wire within ~100 ms (every delivery test).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(receiver.requests.length, 0);
+    assert.deepEqual(
+      services.webhooks.deliveries.forRecording(id, recording.id).map((d) => d.status),
+      ['queued'],
+    );
   });
 });

@@ -23,6 +23,7 @@ export function registerServe(program: Command): void {
     .option('--request-timeout-ms <n>', 'a whole request, body included, must arrive within this (RECLIB_REQUEST_TIMEOUT_MS; default 30000)')
     .option('--keep-alive-timeout-ms <n>', 'an idle kept-alive connection is closed after this (RECLIB_KEEP_ALIVE_TIMEOUT_MS; default 5000)')
     .option('--idle-timeout-ms <n>', 'a connection where nothing moves either way is closed after this (RECLIB_IDLE_TIMEOUT_MS; default 60000)')
+    .option('--deliveries <on|off>', 'off: send no webhook deliveries, they stay queued (a restored copy looked at beside production) (RECLIB_DELIVERIES; default on)')
     .option('--durability <mode>', 'full: an acknowledged write survives power loss; normal: survives a crash of the process (RECLIB_DURABILITY; default full)')
     .option('--metrics-token <token>', 'serve GET /metrics to Authorization: Bearer <token>; unset: /metrics is a 404 (RECLIB_METRICS_TOKEN)')
     .option('--log-format <format>', 'text or json: one line per request and per delivery outcome (RECLIB_LOG_FORMAT; default text)')

@@ -114,9 +114,9 @@ export class WebhookService {
   }
 }
 
-/** Builds the webhook service and registers its delivery scheduler. */
+/** Builds the webhook service and registers its delivery scheduler (unless deliveries are off). */
 export function createWebhookService(core: Core, workers: Worker[]): WebhookService {
   const webhooks = new WebhookService(core);
-  workers.push(webhooks.scheduler);
+  if (core.config.deliveries !== 'off') workers.push(webhooks.scheduler);
   return webhooks;
 }
