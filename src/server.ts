@@ -38,11 +38,15 @@ const SHUTDOWN_GRACE_MS = 8_000;
 export function firstRunHint(services: Services, config: Config, cli = cliCommand()): string | undefined {
   if (services.auth.hasAccounts()) return undefined;
   const db = config.db === DEFAULT_DB ? '' : ` --db ${shellWord(config.db)}`;
+  const appUrl = services.core.config.publicUrl;
   return [
     'No account yet. Create the first account, an API key and a session:',
     `  ${cli} accounts create --name me${db}`,
     `  ${cli} keys create${db} --account <account id> --name first-key --permissions recordings:create,recordings:read,recordings:write,recordings:delete,settings:read,settings:write,events:read`,
     `  ${cli} sessions create${db} --account <account id>`,
+    // The web app signs in with a password, which the account above has not got.
+    `To sign in to the web app${appUrl ? ` at ${appUrl}/` : ''} too, give the account a password:`,
+    `  printf '%s\\n' '<a long passphrase>' | ${cli} accounts set-password${db} --account <account id> --password-stdin`,
   ].join('\n');
 }
 
@@ -52,11 +56,12 @@ export const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word
 /**
  * How the person who started this server runs its CLI, so that the first-run hint's commands can be
  * pasted as they are: `reclib` is on the PATH only for a global install. Inside the Docker image
- * (RECLIB_CONTAINER, which links `reclib` onto its PATH), from the host; through npx (npm sets
+ * (RECLIB_CONTAINER, which links `reclib` onto its PATH), `docker exec -i` from the host; through npx (npm sets
  * npm_command), npx again; from a checkout through tsx, tsx; else Node and the file it ran.
  */
 export function cliCommand(argv1 = process.argv[1], env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
-  if (env.RECLIB_CONTAINER === '1') return 'docker exec <container> reclib';
+  // -i: the password command reads its standard input.
+  if (env.RECLIB_CONTAINER === '1') return 'docker exec -i <container> reclib';
   if (argv1 === undefined) return 'reclib';
   const relative = path.relative(cwd, argv1);
   const file = shellWord(relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : argv1);

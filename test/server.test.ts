@@ -53,8 +53,8 @@ describe('the start-up warning about RECLIB_PUBLIC_URL', () => {
 // the way they started the server.
 describe('the CLI command in the first-run hint', () => {
   const cwd = '/home/me/reclib';
-  it('in the Docker image: docker exec, with the image\'s reclib', () => {
-    assert.equal(cliCommand('/app/dist/reclib.mjs', { RECLIB_CONTAINER: '1' }, '/app'), 'docker exec <container> reclib');
+  it('in the Docker image: docker exec -i (a command reads its standard input), with the image\'s reclib', () => {
+    assert.equal(cliCommand('/app/dist/reclib.mjs', { RECLIB_CONTAINER: '1' }, '/app'), 'docker exec -i <container> reclib');
   });
   it('started with node: node and the same file, relative to the working folder when inside it', () => {
     assert.equal(cliCommand('/home/me/reclib/dist/reclib.mjs', {}, cwd), 'node dist/reclib.mjs');

@@ -62,15 +62,18 @@ describe('the Docker image, assembled by its Dockerfile without Docker', () => {
         .split('\n')
         .filter((l) => /^ {2}\S/.test(l))
         .map((l) => l.trim());
-      assert.equal(hint.length, 3, server.stdout());
+      assert.equal(hint.length, 4, server.stdout());
       const sh = (line: string) => {
-        assert.match(line, /^docker exec <container> reclib /);
-        return execFileSync('sh', ['-c', line.replace(/^docker exec <container> /, '')], { cwd: '/', env: imageEnv, encoding: 'utf8' });
+        assert.match(line, /docker exec -i <container> reclib /);
+        return execFileSync('sh', ['-c', line.replace('docker exec -i <container> ', '')], { cwd: '/', env: imageEnv, encoding: 'utf8' });
       };
       const account = /acc_\w+/.exec(sh(hint[0]!))?.[0];
       assert.ok(account, 'an account was created');
       const key = /rlk_\w+/.exec(sh(hint[1]!.replace('<account id>', account)))?.[0];
       assert.ok(key, 'a key was created');
+      sh(hint[3]!.replace('<account id>', account).replace('<a long passphrase>', 'a long enough passphrase'));
+      const signIn = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account, password: 'a long enough passphrase' }) });
+      assert.equal(signIn.status, 200, 'the password the hint sets signs in');
 
       const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
       const created = await fetch(`${server.url}/api/v2/recordings`, {

@@ -159,14 +159,14 @@ describe('reclib serve from the bundle, with the CLI on the same file', () => {
 });
 
 describe('the first-run hint, pasted as printed', () => {
-  it('its three commands, run by a shell in the folder the server was started from, create an account, a key and a session the server accepts', async () => {
+  it('its commands, run by a shell in the folder the server was started from, create an account, a key and a session the server accepts, and a password the web app signs in with', async () => {
     const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib e2e ')), 'my notes.db');
     // npm_command: a test run through npx must not make the hint say npx.
     const server = await startServe(['--db', db], { env: { npm_command: '' } });
     try {
       for (let i = 0; i < 50 && !server.stdout().includes('sessions create'); i++) await new Promise((r) => setTimeout(r, 20));
       const lines = server.stdout().split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim());
-      assert.equal(lines.length, 3, server.stdout());
+      assert.equal(lines.length, 4, server.stdout());
       assert.match(lines[0]!, /^node dist\/reclib\.mjs accounts create --name me --db '.+my notes\.db'$/);
       // Node first on the PATH: the one running these tests.
       const sh = (command: string) =>
@@ -179,6 +179,11 @@ describe('the first-run hint, pasted as printed', () => {
       const listed = await fetch(`${server.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(listed.status, 200);
       assert.equal((await fetch(`${server.url}/api/v2/api-keys`, { headers: { authorization: `Bearer ${session}` } })).status, 200);
+      // The web app's sign-in, with the password the fourth command sets.
+      assert.match(server.stdout(), new RegExp(`To sign in to the web app at ${server.url}/ too`));
+      sh(lines[3]!.replace('<account id>', account).replace('<a long passphrase>', 'a long enough passphrase'));
+      const signIn = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ account: 'me', password: 'a long enough passphrase' }) });
+      assert.equal(signIn.status, 200);
     } finally {
       assert.equal(await server.stop('SIGTERM'), 0, server.stderr());
     }
