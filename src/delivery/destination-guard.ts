@@ -176,7 +176,7 @@ function isLocalhostName(hostname: string): boolean {
  * show the message as it is, so it must name the setting).
  */
 const allowHint = (url: URL): string =>
-  `; ${url.hostname} is a private or local address: list it in the server's --webhook-allow setting (http and any port are then allowed too)`;
+  `; ${url.hostname} is a private or local address: list it in --webhook-allow or RECLIB_WEBHOOK_ALLOW (the server's, or the CLI command's that creates the webhook; http and any port are then allowed too)`;
 
 /** The rules of a destination that --webhook-allow does not list: https on 443 to a public host. */
 function checkUnlisted(url: URL, ip: Ip | null): void {

@@ -74,7 +74,7 @@ describe('the URL text check refuses non-public or non-https destinations', () =
 
   test('a private or local host is refused with a message naming --webhook-allow (a public one is not)', () => {
     for (const url of ['http://192.168.1.5:8123/hook', 'https://10.0.0.1/', 'https://localhost/', 'http://127.0.0.1/', 'https://[::1]:8443/']) {
-      assertInvalid(() => checkUrlText(url, NO_ALLOW_LIST), /is a private or local address: list it in the server's --webhook-allow setting/);
+      assertInvalid(() => checkUrlText(url, NO_ALLOW_LIST), /is a private or local address: list it in --webhook-allow or RECLIB_WEBHOOK_ALLOW \(the server's, or the CLI command's that creates the webhook;/);
     }
     assert.throws(() => checkUrlText('http://example.com/', NO_ALLOW_LIST), (e: Error) => !e.message.includes('--webhook-allow'));
   });
