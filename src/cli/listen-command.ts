@@ -139,11 +139,18 @@ async function follow(o: ListenOptions, io: ListenIo, secret: string, body: Read
 export async function listen(o: ListenOptions, io: ListenIo): Promise<void> {
   const secret = newSecret();
   const which = o.events ? [...o.events].join(', ') : 'all events';
-  if (o.json) io.out(JSON.stringify({ secret }));
-  else {
-    io.out(`Forwarding ${which} from ${o.stream.origin} to ${o.forwardTo.href}`);
-    io.out(`Signing secret (shown once; verify the forwarded requests with it): ${secret}`);
-  }
+  // Shown once the server has not refused the key: a key it refuses ends the command (exit 1)
+  // before a secret is printed for forwards that will never come.
+  let announced = false;
+  const announce = () => {
+    if (announced) return;
+    announced = true;
+    if (o.json) io.out(JSON.stringify({ secret }));
+    else {
+      io.out(`Forwarding ${which} from ${o.stream.origin} to ${o.forwardTo.href}`);
+      io.out(`Signing secret (shown once; verify the forwarded requests with it): ${secret}`);
+    }
+  };
   let lastId: string | undefined;
   let delay = FIRST_RETRY_MS;
   while (!io.signal.aborted) {
@@ -153,6 +160,7 @@ export async function listen(o: ListenOptions, io: ListenIo): Promise<void> {
         signal: io.signal,
       });
       if (res.status === 200 && res.body) {
+        announce();
         io.err(lastId === undefined ? `connected to ${o.stream.href}; waiting for new events` : `connected; resuming after event ${lastId}`);
         delay = FIRST_RETRY_MS;
         await follow(o, io, secret, res.body, (id) => (lastId = id));
@@ -178,6 +186,9 @@ export async function listen(o: ListenOptions, io: ListenIo): Promise<void> {
       io.err(`lost the stream (${reason(e)})`);
     }
     if (io.signal.aborted) break;
+    // Not connected, but not refused either (a server that is down, a 503): the consumer can be
+    // started with the secret meanwhile.
+    announce();
     io.err(`reconnecting in ${(delay / 1000).toFixed(1)} s`);
     await pause(delay, io.signal);
     delay = Math.min(delay * 2, MAX_RETRY_MS);

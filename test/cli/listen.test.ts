@@ -150,5 +150,7 @@ describe('reclib listen', () => {
     const refused = await runCli(['listen', '--url', `http://127.0.0.1:${port}`, '--forward-to', 'http://127.0.0.1:9/hook'], { env: { RECLIB_API_KEY: 'rlk_not_a_key' } });
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /refused RECLIB_API_KEY \(401\)/);
+    // No secret for forwards that will never come.
+    assert.equal(refused.stdout, '');
   });
 });
