@@ -12,6 +12,8 @@ export interface CommonOpts {
   masterSecretFile?: string;
   webhookAllow?: string;
   durability?: string;
+  /** captures simulate: the origin its text deliveries' fetchUrl is built on, as the server's. */
+  publicUrl?: string;
 }
 
 /** A CLI failure with its own code (e.g. database_in_use) and exit status. */

@@ -25,7 +25,7 @@ export const common = (cmd: Command): Command =>
  * `createDb` (accounts create, the first command of a new library).
  */
 export function openAdminRuntime(opts: CommonOpts, options: { createDb?: boolean } = {}): Services {
-  const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow, durability: opts.durability } satisfies ConfigFlags);
+  const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile, webhookAllow: opts.webhookAllow, durability: opts.durability, publicUrl: opts.publicUrl } satisfies ConfigFlags);
   if (!options.createDb && config.db !== ':memory:' && !fs.existsSync(config.db)) {
     throw new CliError('database_not_found', `database file ${path.resolve(config.db)} does not exist; check --db (or RECLIB_DB)`);
   }

@@ -44,7 +44,8 @@ describe('reclib captures simulate', () => {
       s.devices.add(account.id, { id: 'ring-1', name: 'Ring', model: 'ring' });
       const { secret } = await s.webhooks.create(account.id, { url: receiver.url, payloadMode: 'text', rules: { prefix: 'todo', captureInput: 'hold' } });
       // Another process, as a developer would run it next to the server.
-      const r = await runCli(['captures', 'simulate', '--db', db, '--account', account.id, '--device', 'ring-1', '--input', 'hold', '--transcript', 'todo buy milk', '--json']);
+      // With the server's public URL, which text deliveries' fetchUrl is built on (the CLI writes them).
+      const r = await runCli(['captures', 'simulate', '--db', db, '--account', account.id, '--device', 'ring-1', '--input', 'hold', '--transcript', 'todo buy milk', '--public-url', running.url, '--json']);
       assert.equal(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout);
       assert.deepEqual([out.recording.type, out.recording.transcript, out.recording.status, out.recording.deviceId], ['clip', 'todo buy milk', 'ready', 'ring-1']);
@@ -53,6 +54,11 @@ describe('reclib captures simulate', () => {
       const [got] = receiver.requests;
       const body = new Webhook(secret).verify(got!.body, got!.headers as Record<string, string>) as Record<string, unknown>;
       assert.deepEqual([body.type, body.recordingId, body.transcript, body.command], ['recording.transcript_ready', out.recording.id, 'todo buy milk', 'buy milk']);
+      assert.equal(body.fetchUrl, `${running.url}/api/v1/recordings/${out.recording.id}`);
+      // Without it, the text output says which origin the fetchUrl has, and how to change it.
+      const text = await runCli(['captures', 'simulate', '--db', db, '--account', account.id, '--device', 'ring-1', '--input', 'hold', '--transcript', 'todo call mum']);
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, /^text deliveries' fetchUrl: http:\/\/127\.0\.0\.1:8080\/api\/v1\/recordings\/rec_\w+ \(not the server's public URL\? pass it as --public-url\)$/m);
     } finally {
       await running.close();
       await receiver.close();
