@@ -1,6 +1,7 @@
 // Admin commands: accounts, sessions, keys, devices (docs/decisions.md §2, §12).
 import type { Command } from 'commander';
-import { print, table, type CommonOpts } from './output';
+import { checkAccountInput } from '../services/auth';
+import { fail, print, table, type CommonOpts } from './output';
 import { commaList, common, intOption, withServices } from './shared';
 
 const readStdin = async (): Promise<string> => {
@@ -14,13 +15,20 @@ export function registerAdminCommands(program: Command): void {
   common(accounts.command('create').description('create an account'))
     .requiredOption('--name <name>', 'account name')
     .option('--password-stdin', 'read a login password (for POST /api/session) from standard input')
-    .action((opts: CommonOpts & { name: string; passwordStdin?: boolean }) =>
-      withServices(opts, async (s) => {
-        const password = opts.passwordStdin ? await readStdin() : undefined;
+    .action(async (opts: CommonOpts & { name: string; passwordStdin?: boolean }) => {
+      // Read and checked before the database is opened: a refused password leaves no new file behind.
+      let password: string | undefined;
+      try {
+        password = opts.passwordStdin ? await readStdin() : undefined;
+        checkAccountInput(opts.name, password);
+      } catch (e) {
+        fail(e);
+      }
+      await withServices(opts, (s) => {
         const a = s.auth.createAccount(opts.name, password);
         print(opts, { account: { id: a.id, name: a.name } }, `created account ${a.id} (${a.name})`);
-      }, { createDb: true }),
-    );
+      }, { createDb: true });
+    });
   common(accounts.command('set-password').description('set the login password (for POST /api/session) of an account'))
     .requiredOption('--account <id>', 'account id')
     .requiredOption('--password-stdin', 'read the new password from standard input')

@@ -228,8 +228,8 @@ function parseBody(schema: Schema, raw: unknown, optional: boolean | undefined):
 /** An Authorization header's form; the token is the first group. */
 export const BEARER = /^Bearer[ ]+(\S{1,512})\s*$/i;
 
-/** Finds and checks the caller's credential: a bearer token, else the session cookie. */
-export function authenticate(c: Context<AppEnv>, deps: HttpDeps): Principal {
+/** Finds and checks the caller's credential: a bearer token, else the session cookie (`access`: the route's, for the message when there is none). */
+export function authenticate(c: Context<AppEnv>, deps: HttpDeps, access?: Access): Principal {
   const header = requestHeader(c, 'authorization');
   if (header !== undefined) {
     const m = BEARER.exec(header);
@@ -249,7 +249,12 @@ export function authenticate(c: Context<AppEnv>, deps: HttpDeps): Principal {
     if (!cookie.startsWith('rls_')) throw new AppError('unauthenticated', 'session cookie is not valid');
     return deps.services.auth.authenticate(cookie);
   }
-  throw new AppError('unauthenticated', 'credentials required: send Authorization: Bearer <API key>');
+  throw new AppError(
+    'unauthenticated',
+    access === 'session'
+      ? 'a signed-in session is required: send Authorization: Bearer <session token> (rls_…, from POST /api/session or reclib sessions create) or the reclib_session cookie; API keys are refused here'
+      : 'credentials required: send Authorization: Bearer <API key or session token>',
+  );
 }
 
 export class ApiRouter {
@@ -294,7 +299,7 @@ export class ApiRouter {
     const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
       let principal: Principal | undefined;
       if (spec.access !== 'public') {
-        principal = authenticate(c, deps);
+        principal = authenticate(c, deps, spec.access);
         if (spec.directAnswer || writes) c.set('answerHeaders', deps.rateLimiter.take(principal.credentialId));
         else deps.rateLimiter.takeFor(principal.credentialId, c);
         c.set('principal', principal);

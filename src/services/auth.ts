@@ -56,6 +56,15 @@ function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+/**
+ * The rules of an account's name and password, before anything is written (the CLI checks them
+ * before it creates a new database file for the account).
+ */
+export function checkAccountInput(name: string | undefined, password: string | undefined): void {
+  if (name !== undefined && !name.trim()) throw invalid('name must not be empty');
+  if (password !== undefined && password.length < 8) throw invalid('password must be at least 8 characters');
+}
+
 /** A verifier for sign-ins naming no usable account, so they cost the same scrypt as a wrong password. Made on first use, not at every start. */
 let dummyHash: string | undefined;
 const noAccountHash = (): string => (dummyHash ??= hashPassword('reclib: no such account'));
@@ -92,8 +101,7 @@ export class AuthService {
    * before the rule may hold duplicates: they are kept, and signing in by such a name is refused.
    */
   createAccount(name: string, password?: string): AccountRow {
-    if (!name.trim()) throw invalid('name must not be empty');
-    if (password !== undefined && password.length < 8) throw invalid('password must be at least 8 characters');
+    checkAccountInput(name, password);
     const row: AccountRow = {
       id: newId('acc'),
       name,
@@ -248,7 +256,7 @@ export class AuthService {
   /** Sets (replaces) an account's login password (reclib accounts set-password). */
   setPassword(accountId: string, password: string): void {
     this.account(accountId);
-    if (password.length < 8) throw invalid('password must be at least 8 characters');
+    checkAccountInput(undefined, password);
     const hash = hashPassword(password);
     this.core.writer.write(() => this.store.setPassword(accountId, hash));
   }

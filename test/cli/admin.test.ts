@@ -201,6 +201,16 @@ describe('tables show dates', () => {
   });
 });
 
+describe('accounts create refuses a short password before it makes anything', () => {
+  it('exits 1 naming the rule, and leaves no database file or master secret behind', async () => {
+    const db = path.join(fresh(), 'r.db');
+    const short = await runCli(['accounts', 'create', '--db', db, '--name', 'me', '--password-stdin', '--json'], { input: 'short\n' });
+    assert.equal(short.code, 1);
+    assert.deepEqual(errorOf(short.stderr), { code: 'invalid_request', message: 'password must be at least 8 characters' });
+    assert.deepEqual(fs.readdirSync(path.dirname(db)), []);
+  });
+});
+
 describe('accounts set-password and sessions list / revoke', () => {
   it('set-password lets the account log in with the new password; a session revoked by the CLI is refused by the running server at once', async () => {
     const db = path.join(fresh(), 'r.db');

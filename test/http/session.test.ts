@@ -203,6 +203,10 @@ describe('GET /api/session', () => {
     const none = await h.req('GET', '/api/session');
     assert.equal(none.status, 401);
     assert.equal(none.json.error.code, 'unauthenticated');
+    // It asks for what the route takes: a session, not an API key.
+    assert.match(none.json.error.message, /^a signed-in session is required: .*API keys are refused here$/);
+    const other = await h.req('GET', '/api/v2/recordings');
+    assert.equal(other.json.error.message, 'credentials required: send Authorization: Bearer <API key or session token>');
     const key = await h.req('GET', '/api/session', { token: h.key() });
     assert.equal(key.status, 403);
     assert.equal(key.json.error.code, 'session_required');
