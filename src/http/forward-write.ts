@@ -9,7 +9,6 @@
 // admitForwarded), so its answers, errors included, are exactly the in-process ones.
 import type { Context } from 'hono';
 import { AppError } from '../errors';
-import { readBodyBytes } from './body';
 import type { AppEnv, WriteForwarder } from './env';
 import { nodeRequest } from './node-request';
 
@@ -28,9 +27,8 @@ function requestHeaders(c: Context<AppEnv>, id: string): Array<[string, string]>
   return [...out.filter(([name]) => !HOP_BY_HOP.has(name) && name !== 'x-request-id'), ['x-request-id', id]];
 }
 
-/** Answers an admitted write through the writer thread, adding this thread's rate-limit headers; `read`: its body, when read already. */
-export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder, requestId: string, read?: Buffer): Promise<Response> {
-  const body = read ?? (await readBodyBytes(c));
+/** Answers an admitted write through the writer thread, with `body` (read by the caller; none for a route without one), adding this thread's rate-limit headers. */
+export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder, requestId: string, body: Buffer | undefined): Promise<Response> {
   const answer = await writes.forward({
     method: c.req.method,
     url: c.req.url,
@@ -43,6 +41,9 @@ export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder, r
   return new Response(answer.status === 204 || answer.status === 304 ? null : answer.body, { status: answer.status, headers });
 }
 
+/** The refusal of a write because the writer thread is gone (it is restarted) or the server is stopping: it counts against no rate limit (router.ts). */
+export class WriterUnavailable extends AppError {}
+
 /** The answer when the writer thread is gone (it is restarted) or the server is stopping. */
 export const writerUnavailable = (why: string) =>
-  new AppError('unavailable', `${why}; nothing was saved by this request unless a retry finds it (the same Idempotency-Key is safe)`, { 'Retry-After': '1' });
+  new WriterUnavailable('unavailable', `${why}; nothing was saved by this request unless a retry finds it (the same Idempotency-Key is safe)`, { 'Retry-After': '1' });

@@ -96,6 +96,7 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
         method, path: '/mcp', operationId: `mcp${method === 'get' ? 'Get' : 'Delete'}`, tag: 'mcp', access: 'public',
         summary: `Declined with 405 (Allow: POST): this MCP endpoint is stateless, so it has ${method === 'get' ? 'no server-initiated stream' : 'no session to end'}`,
         responses: { 405: { description: 'Method not allowed (a JSON-RPC error body, as MCP clients expect)' } },
+        writesNothing: true,
       },
       (c) => declined(c),
     );

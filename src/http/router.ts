@@ -9,11 +9,11 @@ import { newId } from '../ids';
 import type { Permission, Principal } from '../permissions';
 import { can } from '../permissions';
 import { jsonBody, readBodyBytes, readJsonBody } from './body';
-import { forwardWrite } from './forward-write';
+import { forwardWrite, WriterUnavailable } from './forward-write';
 import { requestHeader } from './node-request';
 import { arrayInPlaceOfObject } from './object-arrays';
 import { markRequestId, markRoute, matchedTemplate } from './request-observer';
-import type { AppEnv, HttpDeps } from './env';
+import type { AppEnv, HttpDeps, WriteForwarder } from './env';
 import type { OpenApiDoc, OperationDoc } from './openapi';
 
 type Schema = v.GenericSchema;
@@ -51,11 +51,13 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
    */
   writerCall?: true;
   /**
-   * For a write the router forwards to the writer thread, whose app has no rate limit: runs here
-   * first, with the parsed body, to count what the handler would count in process (a sign-in's
-   * attempt against its account). Rate-limit headers go in the context's answerHeaders.
+   * For a write the router forwards to the writer thread, whose app has no rate limit: the budget
+   * the handler counts the request against in process (a sign-in's attempt against its account),
+   * named here from the parsed body so that the main thread counts it before the hand-over.
    */
-  admitForwarded?: (c: Context<AppEnv>, body: Out<B>) => void;
+  forwardedBudget?: (body: Out<B>) => string;
+  /** A route other than GET that writes nothing (a 405 answer): answered here, never forwarded. */
+  writesNothing?: true;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -295,13 +297,41 @@ export class ApiRouter {
     const deps = this.deps;
     // Every operation but a GET may write (an MCP POST too: create_note), so the writer thread
     // answers it when the server runs one (forward-write.ts).
-    const writes = spec.method !== 'get' && !spec.writerCall ? deps.writes : undefined;
+    const writes = spec.method !== 'get' && !spec.writerCall && !spec.writesNothing ? deps.writes : undefined;
+    /**
+     * Hands an admitted write to the writer thread. What the route checks before it reads a body
+     * (its path and query) is checked first, and a route without a body reads none, so the answers
+     * are those of one process: an id the route refuses is a 400 whatever the body, and a DELETE
+     * is not refused for a body it ignores (nor kept waiting for one that never comes).
+     */
+    const forward = async (c: Context<AppEnv>, writer: WriteForwarder, counted: string[]): Promise<Response> => {
+      if (spec.params) parseWith('path', spec.params, c.req.param());
+      if (spec.query) parseWith('query', spec.query, singleQuery(c, spec.query));
+      const id = requestId(c);
+      const bytes = spec.body ? await readBodyBytes(c) : undefined;
+      if (spec.body && spec.forwardedBudget) {
+        const budget = spec.forwardedBudget(parseBody(spec.body, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) as Out<B>);
+        c.set('answerHeaders', deps.rateLimiter.take(budget));
+        counted.push(budget);
+      }
+      return forwardWrite(c, writer, id, bytes);
+    };
     const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
       let principal: Principal | undefined;
+      /** The rate-limit budgets this request was counted against. */
+      const counted: string[] = [];
+      // A write refused because the writer thread is restarting (or the server stopping) was not
+      // served: it counts against nothing, so a client that retries after its Retry-After: 1 is
+      // not locked out for the rest of the minute.
+      const uncountIfUnavailable = (e: unknown): never => {
+        if (e instanceof WriterUnavailable) for (const budget of counted) deps.rateLimiter.giveBack(budget);
+        throw e;
+      };
       if (spec.access !== 'public') {
         principal = authenticate(c, deps, spec.access);
         if (spec.directAnswer || writes) c.set('answerHeaders', deps.rateLimiter.take(principal.credentialId));
         else deps.rateLimiter.takeFor(principal.credentialId, c);
+        counted.push(principal.credentialId);
         c.set('principal', principal);
         if (spec.access === 'session') {
           if (principal.kind !== 'session') {
@@ -312,20 +342,14 @@ export class ApiRouter {
         }
       }
       // Admitted: the writer thread does the rest (and the checks above again, but for the rate limit).
-      if (writes) {
-        const admit = spec.admitForwarded;
-        if (!admit) return forwardWrite(c, writes, requestId(c));
-        const id = requestId(c);
-        return readBodyBytes(c).then((bytes) => {
-          admit(c, (spec.body ? parseBody(spec.body, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) : undefined) as Out<B>);
-          return forwardWrite(c, writes, id, bytes);
-        });
-      }
+      if (writes) return forward(c, writes, counted).catch(uncountIfUnavailable);
       const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
       const query = spec.query ? parseWith('query', spec.query, singleQuery(c, spec.query)) : undefined;
       const run = (body: unknown) => handler(c, { params, query, body, principal: principal as Principal } as RouteInput<Out<P>, Out<Q>, Out<B>>);
       const bodySchema = spec.body;
-      return bodySchema ? readJsonBody(c).then((raw) => run(parseBody(bodySchema, raw, spec.bodyOptional))) : run(undefined);
+      const result = bodySchema ? readJsonBody(c).then((raw) => run(parseBody(bodySchema, raw, spec.bodyOptional))) : run(undefined);
+      // A create's service call (writerCall) may be refused so too.
+      return spec.writerCall && result instanceof Promise ? result.catch(uncountIfUnavailable) : result;
     };
     // A route without a body is answered synchronously (see setRequestId for why that matters).
     // One with a body starts after the current parse step, as an async handler always did: a

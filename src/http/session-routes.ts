@@ -36,8 +36,8 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
         429: { description: 'Too many attempts for this account' },
       },
       // On `reclib serve` the writer thread signs in, and its app counts nothing: the attempt is
-      // counted here first, against the same budget login() names.
-      admitForwarded: (c, body) => c.set('answerHeaders', deps.rateLimiter.take(`login:${auth.loginBudgetKey(body.account)}`)),
+      // counted on the main thread first, against the same budget login() names.
+      forwardedBudget: (body) => `login:${auth.loginBudgetKey(body.account)}`,
     },
     (c, { body }) => {
       // Password guesses count against the account like requests against a key.
