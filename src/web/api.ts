@@ -51,16 +51,23 @@ async function call<T>(method: string, path: string, opts: Options = {}): Promis
   }
   const text = await res.text();
   let json: unknown = undefined;
+  let readable = true;
   try {
     json = text ? JSON.parse(text) : undefined;
   } catch {
     // Not JSON (a proxy's error page, say): reported below by status.
+    readable = false;
   }
   if (!res.ok) {
     const err = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
     const retry = Number(res.headers.get('retry-after') ?? '');
     if (res.status === 401 && !opts.quiet401) onSignedOut();
     throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `The server answered ${res.status}.`, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  }
+  // A success the app cannot read (a sign-in page of a proxy in front of reclib, a cut-off answer)
+  // is not data: shown as an error, never as an empty library.
+  if (!readable || (text === '' && res.status === 200)) {
+    throw new ApiError(res.status, 'unreadable', 'The server sent an answer the app cannot read (not reclib\'s JSON): a proxy in front of reclib may have answered instead. Reload the page.');
   }
   const tag = res.headers.get('etag')?.match(/\d+/)?.[0];
   return { data: json as T, revision: tag === undefined ? null : Number(tag) };

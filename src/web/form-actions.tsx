@@ -31,7 +31,15 @@ export function SaveActions({ state, unsaved }: { state: SaveState; unsaved: boo
         Save
       </button>
       <span class="save-state" role="status">
-        {state.kind === 'saving' ? 'Saving…' : state.kind === 'saved' ? 'Saved' : unsaved ? 'Unsaved changes' : ''}
+        {state.kind === 'saving'
+          ? 'Saving…'
+          : state.kind === 'saved'
+            ? 'Saved'
+            : state.kind === 'conflict' || state.kind === 'error'
+              ? 'Not saved: see the message above'
+              : unsaved
+                ? 'Unsaved changes'
+                : ''}
       </span>
     </div>
   );

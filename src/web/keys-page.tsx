@@ -1,26 +1,32 @@
-// API keys: create (secret shown once), a table of keys with last use, Revoke per row.
+// API keys: create (secret shown once), a table of keys with last use and expiry, Revoke per row
+// (behind a dialog: a revoked key cannot be used again).
 import { useState } from 'preact/hooks';
 import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
+import { ConfirmDialog } from './confirm-dialog';
 import type { ApiKey } from './api-types';
 import { KeyForm } from './key-form';
 import { SecretBox } from './secret-box';
 import { Empty, LoadError, Loading } from './states';
-import { dateTime, relative } from './time-format';
+import { date, dateTime, relative } from './time-format';
 import { useLoad } from './use-load';
 
 export function KeysPage() {
   const loaded = useLoad(() => api.keys(), []);
   const [mode, setMode] = useState<{ kind: 'list' } | { kind: 'form' } | { kind: 'secret'; secret: string }>({ kind: 'list' });
   const [error, setError] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<{ key: ApiKey; busy: boolean } | null>(null);
 
   const revoke = async (key: ApiKey) => {
     setError(null);
+    setRevoking({ key, busy: true });
     try {
       await api.revokeKey(key.id);
       loaded.reload();
     } catch (e) {
       setError(describeError(e));
+    } finally {
+      setRevoking(null);
     }
   };
 
@@ -79,16 +85,22 @@ export function KeysPage() {
                         <code key={p}>{p}</code>
                       ))}
                     </span>
+                    {/* A phone has no room for the Expires column: the date goes under the name. */}
+                    <span class="narrow-only muted small key-expiry">
+                      Expires <time title={dateTime(k.expiresAt)}>{date(k.expiresAt)}</time>
+                    </span>
                   </th>
                   <td>{k.lastUsedAt === null ? <span class="muted">Never</span> : <time title={dateTime(k.lastUsedAt)}>{relative(k.lastUsedAt)}</time>}</td>
-                  <td class="wide-only">{dateTime(k.expiresAt)}</td>
+                  <td class="wide-only">
+                    <time title={dateTime(k.expiresAt)}>{date(k.expiresAt)}</time>
+                  </td>
                   <td class="row-action">
                     {k.revokedAt !== null ? (
                       <span class="status tone-off">revoked</span>
                     ) : k.expiresAt <= Date.now() ? (
                       <span class="status tone-off">expired</span>
                     ) : (
-                      <button type="button" class="button small danger-outline" onClick={() => revoke(k)}>
+                      <button type="button" class="button small danger-outline" onClick={() => setRevoking({ key: k, busy: false })} aria-hidden={revoking ? 'true' : undefined}>
                         Revoke
                       </button>
                     )}
@@ -98,6 +110,11 @@ export function KeysPage() {
             </tbody>
           </table>
         </div>
+      )}
+      {revoking && (
+        <ConfirmDialog title={`Revoke the key “${revoking.key.name}”?`} confirmLabel="Revoke" busy={revoking.busy} onConfirm={() => revoke(revoking.key)} onCancel={() => setRevoking(null)}>
+          <p>Apps and scripts that use it are refused from now on. A revoked key cannot be used again: create a new one.</p>
+        </ConfirmDialog>
       )}
     </section>
   );

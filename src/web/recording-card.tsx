@@ -31,12 +31,12 @@ export function RecordingCard({ recording: r, terms }: { recording: Recording; t
         {r.pinned && <span class="pin">Pinned</span>}
       </div>
       <h3 id={headingId} class="card-title">
-        <a href={href.recording(r.id)}>
+        <a href={href.recording(r.id)} dir="auto">
           <Highlighted text={displayTitle(r)} terms={r.title.trim() ? terms : []} />
         </a>
       </h3>
       {text ? (
-        <p class="card-excerpt">
+        <p class="card-excerpt" dir="auto">
           <Highlighted text={excerpt(text, terms)} terms={terms} />
         </p>
       ) : (

@@ -15,15 +15,21 @@ export function RecordingDeliveries({ recording }: { recording: Recording }) {
     return { ...status, urls: new Map(webhooks.map((w) => [w.id, w.url])) };
   }, [recording.id, recording.revision]);
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  /** A resend on its way: every Resend waits for it (a double click queued two). */
+  const [sending, setSending] = useState(false);
 
   const resend = async (webhookId: string) => {
+    if (sending) return;
     setMessage(null);
+    setSending(true);
     try {
       await api.resend(recording.id, webhookId, recording.revision);
       setMessage({ text: 'Queued again: the delivery will be attempted shortly.', error: false });
       loaded.reload();
     } catch (e) {
       setMessage({ text: describeError(e), error: true });
+    } finally {
+      setSending(false);
     }
   };
 
@@ -57,7 +63,7 @@ export function RecordingDeliveries({ recording }: { recording: Recording }) {
                 <DeliveryStatus status={d.status} />
                 <span class="delivery-target">{v.urls.get(d.webhookId) ?? d.webhookId}</span>
                 {d.status === 'failed' && (
-                  <button type="button" class="button small" onClick={() => resend(d.webhookId)} aria-label={`Resend to ${v.urls.get(d.webhookId) ?? d.webhookId}`}>
+                  <button type="button" class="button small" disabled={sending} onClick={() => resend(d.webhookId)} aria-label={`Resend to ${v.urls.get(d.webhookId) ?? d.webhookId}`}>
                     Resend
                   </button>
                 )}

@@ -5,6 +5,7 @@ import { ConflictAlert, ErrorAlert } from './alerts';
 import { api } from './api';
 import type { Recording } from './api-types';
 import { failedSave, SaveActions, type SaveState } from './form-actions';
+import { useLeaveGuard } from './route';
 
 type Draft = Pick<Recording, 'title' | 'transcript' | 'summary' | 'pinned'>;
 
@@ -25,6 +26,7 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
     if (state.kind === 'saved') setState({ kind: 'idle' });
   };
   const changed = (Object.keys(draft) as Array<keyof Draft>).filter((k) => draft[k] !== recording[k]);
+  useLeaveGuard(changed.length > 0, 'This recording has changes that are not saved. Leave and lose them?');
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -57,15 +59,15 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
       {state.kind === 'error' && <ErrorAlert message={state.message} />}
       <label class="field">
         <span>Title</span>
-        <input value={draft.title} onInput={(e) => set({ title: e.currentTarget.value })} placeholder="Add a title" />
+        <input dir="auto" value={draft.title} onInput={(e) => set({ title: e.currentTarget.value })} placeholder="Add a title" />
       </label>
       <label class="field">
         <span>Transcript</span>
-        <textarea class="transcript" rows={10} value={draft.transcript} onInput={(e) => set({ transcript: e.currentTarget.value })} />
+        <textarea dir="auto" class="transcript" rows={10} value={draft.transcript} onInput={(e) => set({ transcript: e.currentTarget.value })} />
       </label>
       <label class="field">
         <span>Summary</span>
-        <textarea rows={3} value={draft.summary} onInput={(e) => set({ summary: e.currentTarget.value })} />
+        <textarea dir="auto" rows={3} value={draft.summary} onInput={(e) => set({ summary: e.currentTarget.value })} />
       </label>
       <label class="check">
         <input type="checkbox" checked={draft.pinned} onChange={(e) => set({ pinned: e.currentTarget.checked })} />

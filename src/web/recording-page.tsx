@@ -7,7 +7,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { displayTitle, TypeBadge } from './recording-card';
 import { RecordingDeliveries } from './recording-deliveries';
 import { RecordingForm } from './recording-form';
-import { href, navigate } from './route';
+import { href, navigateWithoutAsking } from './route';
 import { LoadError, Loading } from './states';
 import { dateTime, isoTime } from './time-format';
 import { useLoad } from './use-load';
@@ -51,7 +51,7 @@ export function RecordingPage({ id }: { id: string }) {
     setDeleting(true);
     try {
       await api.deleteRecording(r.id, r.revision);
-      navigate(href.library);
+      navigateWithoutAsking(href.library);
     } catch (e) {
       setDeleting(false);
       setConfirming(false);
@@ -65,7 +65,9 @@ export function RecordingPage({ id }: { id: string }) {
         <a href={href.library}>← All recordings</a>
       </p>
       <header class="page-head">
-        <h1 id="recording-title">{displayTitle(r)}</h1>
+        <h1 id="recording-title" dir="auto">
+          {displayTitle(r)}
+        </h1>
         <Facts recording={r} />
       </header>
       <ErrorAlert message={deleteError} />

@@ -14,7 +14,13 @@ export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '') || '/';
   if (path === '/') return { page: 'library' };
   const rec = /^\/recordings\/([^/]+)$/.exec(path);
-  if (rec) return { page: 'recording', id: decodeURIComponent(rec[1]!) };
+  if (rec) {
+    try {
+      return { page: 'recording', id: decodeURIComponent(rec[1]!) };
+    } catch {
+      return { page: 'missing' }; // a malformed escape (%E0%A4%A) names no recording
+    }
+  }
   if (path === '/devices') return { page: 'devices' };
   if (path === '/keys') return { page: 'keys' };
   if (path === '/webhooks') return { page: 'webhooks' };
@@ -33,10 +39,50 @@ export const navigate = (to: string): void => {
   location.hash = to;
 };
 
+/** Asked before the route changes while a form holds changes not saved (useLeaveGuard); false: stay. */
+let leaveGuard: (() => boolean) | undefined;
+
+/** Leaves for `to` without asking (the recording was just deleted: its unsaved edits went with it). */
+export const navigateWithoutAsking = (to: string): void => {
+  leaveGuard = undefined;
+  navigate(to);
+};
+
+/**
+ * While `dirty`, leaving the page asks first: a link or Back within the app (confirm `question`;
+ * no keeps the page and its edits) and a reload or closed tab (the browser's own question).
+ */
+export function useLeaveGuard(dirty: boolean, question: string): void {
+  useEffect(() => {
+    if (!dirty) return;
+    const guard = () => confirm(question);
+    leaveGuard = guard;
+    const beforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    addEventListener('beforeunload', beforeUnload);
+    return () => {
+      if (leaveGuard === guard) leaveGuard = undefined;
+      removeEventListener('beforeunload', beforeUnload);
+    };
+  }, [dirty, question]);
+}
+
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
-    const on = () => setRoute(parseRoute(location.hash));
+    let current = location.hash;
+    const on = () => {
+      if (location.hash === current) return;
+      if (leaveGuard && !leaveGuard()) {
+        // Stay: the address goes back to this page (without another hashchange).
+        history.replaceState(null, '', current || '#/');
+        return;
+      }
+      current = location.hash;
+      setRoute(parseRoute(location.hash));
+    };
     addEventListener('hashchange', on);
     return () => removeEventListener('hashchange', on);
   }, []);

@@ -23,6 +23,9 @@ export const dayKey = (t: number): number => startOfDay(t);
 
 export const clockTime = (t: number): string => new Date(t).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 
+/** The day alone (a key's expiry in a narrow table): "27 Nov 2026" in the browser's language. */
+export const date = (t: number): string => new Date(t).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
 export const dateTime = (t: number): string =>
   new Date(t).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 

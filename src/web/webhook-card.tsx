@@ -1,35 +1,40 @@
 // One subscription: its settings and status, Send test, Disable, and its recent deliveries (status
-// word, attempts, last code, last error), polled while any is still queued.
-import { useEffect, useState } from 'preact/hooks';
+// word, attempts, last code, last error), looked at again while any is still queued (poll.ts).
+// Disable asks first: it cannot be undone.
+import { useState } from 'preact/hooks';
 import { api, describeError } from './api';
 import type { Webhook } from './api-types';
+import { ConfirmDialog } from './confirm-dialog';
 import { DeliveryStatus } from './delivery-status';
+import { usePoll } from './poll';
 import { LoadError, Loading } from './states';
 import { dateTime } from './time-format';
 import { useLoad } from './use-load';
 
-const POLL_MS = 2000;
-
 export function WebhookCard({ webhook: w, onChanged }: { webhook: Webhook; onChanged: () => void }) {
   const deliveries = useLoad(() => api.webhookDeliveries(w.id), [w.id]);
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
   const titleId = `wh-${w.id}`;
 
+  // Looked at again while a delivery is queued: soon after Send test, less often while a failing
+  // receiver's retries wait (poll.ts).
   const waiting = deliveries.value?.some((d) => d.status === 'queued') ?? false;
-  useEffect(() => {
-    if (!waiting) return;
-    const t = setTimeout(deliveries.reload, POLL_MS);
-    return () => clearTimeout(t);
-  }, [deliveries.value, waiting]);
+  const soon = usePoll(waiting, JSON.stringify(deliveries.value ?? null), deliveries.reload);
 
   const act = async (what: () => Promise<unknown>, done: string) => {
     setMessage(null);
+    setBusy(true);
     try {
       await what();
       setMessage({ text: done, error: false });
+      soon();
       deliveries.reload();
     } catch (e) {
       setMessage({ text: describeError(e), error: true });
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -69,13 +74,24 @@ export function WebhookCard({ webhook: w, onChanged }: { webhook: Webhook; onCha
       )}
       {w.status === 'active' && (
         <div class="actions">
-          <button type="button" class="button" onClick={() => act(() => api.testWebhook(w.id), 'Test event queued.')}>
+          <button type="button" class="button" disabled={busy} onClick={() => act(() => api.testWebhook(w.id), 'Test event queued.')}>
             Send test
           </button>
-          <button type="button" class="button danger-outline" onClick={() => act(async () => { await api.disableWebhook(w.id); onChanged(); }, 'Disabled.')}>
+          <button type="button" class="button danger-outline" disabled={busy} onClick={() => setConfirming(true)} aria-hidden={confirming ? 'true' : undefined}>
             Disable
           </button>
         </div>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title="Disable this webhook?"
+          confirmLabel="Disable"
+          busy={busy}
+          onConfirm={() => act(async () => { setConfirming(false); await api.disableWebhook(w.id); onChanged(); }, 'Disabled.')}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>Nothing more is sent to {w.url}, and its queued deliveries are cancelled. A disabled webhook cannot be turned on again: create a new one.</p>
+        </ConfirmDialog>
       )}
       <h3 class="subhead">Recent deliveries</h3>
       {!deliveries.value ? (

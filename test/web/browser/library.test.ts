@@ -180,6 +180,47 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(await page.getByRole('alert').count(), 0);
   });
 
+  it('leaving a recording with unsaved edits asks first: no keeps the page and the edit, yes leaves', async () => {
+    await page.goto(`${server.url}/#/recordings/${ids.meeting}`);
+    await page.getByLabel('Title').waitFor();
+    await page.getByLabel('Title').fill('A draft title');
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByRole('link', { name: '← All recordings' }).click();
+    await waitUntil(async () => asked.length === 1, 'the question');
+    assert.match(asked[0]!, /not saved/);
+    assert.equal(await page.getByLabel('Title').inputValue(), 'A draft title', 'still here, with the edit');
+    assert.match(page.url(), new RegExp(`#/recordings/${ids.meeting}$`));
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('link', { name: '← All recordings' }).click();
+    await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+    // Nothing was saved; a clean form leaves without a question.
+    assert.equal((await server.api('GET', `/api/v2/recordings/${ids.meeting}`)).json.recording.title, 'Weekly meeting');
+    await page.getByRole('article').filter({ hasText: 'Weekly meeting' }).getByRole('link').click();
+    await page.getByLabel('Title').waitFor();
+    await page.getByRole('link', { name: '← All recordings' }).click();
+    await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+  });
+
+  it('an answer that is not reclib\'s JSON (a proxy\'s sign-in page) is an error, not an empty library; a malformed link is Page not found', async () => {
+    await page.route('**/api/v2/recordings?*', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<html><body>Sign in to the proxy</body></html>' }));
+    try {
+      await page.goto(`${server.url}/#/`);
+      await page.reload();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /cannot read/);
+      assert.equal(await page.getByText('No recordings yet.').count(), 0);
+    } finally {
+      await page.unroute('**/api/v2/recordings?*');
+    }
+    await page.goto(`${server.url}/#/recordings/%E0%A4%A`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  });
+
   it('Delete asks in a dialog; confirming deletes the recording (410 afterwards) and returns to the library', async () => {
     await page.goto(`${server.url}/#/recordings/${ids.yesterday}`);
     await page.getByLabel('Title').waitFor();

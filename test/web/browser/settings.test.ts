@@ -1,6 +1,6 @@
 // The web app's settings pages in a real browser (docs/decisions.md §8): devices (a select per
-// input, Save with If-Match), API keys (the secret once, Copy, last use, Revoke), webhooks (the
-// secret once, a refused URL shows the server's message, Send test, the delivery log, Disable,
+// input, Save with If-Match), API keys (the secret once, Copy, last use, Revoke behind a dialog), webhooks (the
+// secret once, a refused URL shows the server's message, Send test, the delivery log, Disable behind a dialog,
 // text mode with a rule) and a recording's deliveries with the resend of a failed one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -120,7 +120,16 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     assert.equal(await page.getByText(keySecret).count(), 0);
     await screens(page, 'keys');
 
+    // Revoke asks first (it cannot be undone): Cancel keeps the key.
     await row.getByRole('button', { name: 'Revoke' }).click();
+    const ask = page.getByRole('dialog', { name: /^Revoke the key/ });
+    await ask.waitFor();
+    await screens(page, 'keys-revoke-dialog');
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await page.getByRole('dialog').count(), 0);
+    assert.equal((await fetch(`${server.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${keySecret}` } })).status, 200, 'not revoked');
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('revoked').waitFor();
     const refused = await fetch(`${server.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${keySecret}` } });
     assert.equal(refused.status, 401);
@@ -166,6 +175,9 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await screens(page, 'webhooks');
 
     await card.getByRole('button', { name: 'Disable' }).click();
+    const disable = page.getByRole('dialog', { name: 'Disable this webhook?' });
+    await disable.waitFor();
+    await disable.getByRole('button', { name: 'Disable' }).click();
     await waitUntil(async () => (await card.getByRole('button', { name: 'Send test' }).count()) === 0, 'the subscription is disabled');
     const listed = await server.api('GET', '/api/v1/webhooks');
     assert.ok(listed.json.webhooks.every((w: { url: string; status: string }) => !w.url.endsWith('/ok') || w.status === 'disabled'));

@@ -1,0 +1,29 @@
+// The web app's pure rules: how often a still-changing thing is looked at again (src/web/poll.ts)
+// and what a hash names (src/web/route.ts), a malformed one included.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FIRST_POLL_MS, MAX_POLL_MS, nextPollMs } from '../../src/web/poll';
+import { parseRoute } from '../../src/web/route';
+
+describe('web app: polling pace', () => {
+  it('doubles while nothing changes, up to a minute, and starts again at 2 s after a change', () => {
+    const waits: number[] = [];
+    let ms = FIRST_POLL_MS / 2;
+    for (let i = 0; i < 8; i++) waits.push((ms = nextPollMs(ms, false)));
+    assert.deepEqual(waits, [2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
+    assert.equal(nextPollMs(MAX_POLL_MS, true), FIRST_POLL_MS);
+    // A failing receiver's retries stay queued for hours: an open page then looks ~once a minute,
+    // not 30 times (the session's limit is 120 requests a minute for all its tabs).
+    const firstMinute = waits.reduce((n, _w, i) => (waits.slice(0, i + 1).reduce((a, b) => a + b, 0) <= 60_000 ? n + 1 : n), 0);
+    assert.ok(firstMinute <= 5, `${firstMinute} looks in the first minute`);
+  });
+});
+
+describe('web app: routes', () => {
+  it('names pages by hash; a recording id is decoded, a malformed escape is the not-found page', () => {
+    assert.deepEqual(parseRoute(''), { page: 'library' });
+    assert.deepEqual(parseRoute('#/recordings/rec_a%2Fb'), { page: 'recording', id: 'rec_a/b' });
+    assert.deepEqual(parseRoute('#/recordings/%E0%A4%A'), { page: 'missing' });
+    assert.deepEqual(parseRoute('#/nowhere'), { page: 'missing' });
+  });
+});
