@@ -1,31 +1,9 @@
 // Hash routing (#/recordings/rec_…): the server serves one HTML page at /, so no client path can
 // shadow an API route or need a server rule of its own, and a reload keeps the page.
 import { useEffect, useState } from 'preact/hooks';
+import { parseRoute, type Route } from './route-parse';
 
-export type Route =
-  | { page: 'library' }
-  | { page: 'recording'; id: string }
-  | { page: 'devices' }
-  | { page: 'keys' }
-  | { page: 'webhooks' }
-  | { page: 'missing' };
-
-export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#/, '') || '/';
-  if (path === '/') return { page: 'library' };
-  const rec = /^\/recordings\/([^/]+)$/.exec(path);
-  if (rec) {
-    try {
-      return { page: 'recording', id: decodeURIComponent(rec[1]!) };
-    } catch {
-      return { page: 'missing' }; // a malformed escape (%E0%A4%A) names no recording
-    }
-  }
-  if (path === '/devices') return { page: 'devices' };
-  if (path === '/keys') return { page: 'keys' };
-  if (path === '/webhooks') return { page: 'webhooks' };
-  return { page: 'missing' };
-}
+export { parseRoute, type Route };
 
 export const href = {
   library: '#/',

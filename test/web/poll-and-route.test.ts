@@ -1,9 +1,9 @@
-// The web app's pure rules: how often a still-changing thing is looked at again (src/web/poll.ts)
-// and what a hash names (src/web/route.ts), a malformed one included.
+// The web app's pure rules: how often a still-changing thing is looked at again (src/web/poll-pace.ts)
+// and what a hash names (src/web/route-parse.ts), a malformed one included.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FIRST_POLL_MS, MAX_POLL_MS, nextPollMs } from '../../src/web/poll';
-import { parseRoute } from '../../src/web/route';
+import { FIRST_POLL_MS, MAX_POLL_MS, nextPollMs } from '../../src/web/poll-pace';
+import { parseRoute } from '../../src/web/route-parse';
 
 describe('web app: polling pace', () => {
   it('doubles while nothing changes, up to a minute, and starts again at 2 s after a change', () => {
