@@ -15,8 +15,14 @@ export function ConfirmDialog({ title, confirmLabel, busy, onConfirm, onCancel, 
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
+    // Focus goes back where it was (the button that opened the dialog) when it closes, as a
+    // keyboard user expects, not to the page's body.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (d && !d.open) d.showModal();
-    return () => d?.close();
+    return () => {
+      d?.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onCancel(); }}>

@@ -58,7 +58,8 @@ export function DeviceCard({ device }: { device: Device }) {
             {INPUT_NAMES.filter((name) => settings.inputs[name] !== undefined).map((name) => (
               <label key={name} class="field inline">
                 <span>
-                  {inputLabel(name)} <code class="muted">{name}</code>
+                  {/* The API's name beside the label, for people wiring it; not read out twice ("Hold hold"). */}
+                  {inputLabel(name)} <code class="muted" aria-hidden="true">{name}</code>
                 </span>
                 <select
                   value={inputs[name]}
@@ -67,8 +68,8 @@ export function DeviceCard({ device }: { device: Device }) {
                     setState({ kind: 'idle' });
                   }}
                 >
-                  <option value="clip">clip</option>
-                  <option value="memo">memo</option>
+                  <option value="clip">Clip</option>
+                  <option value="memo">Memo</option>
                 </select>
               </label>
             ))}

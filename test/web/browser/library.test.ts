@@ -224,6 +224,12 @@ describe('web app: sign-in, library and recording pages', () => {
   it('Delete asks in a dialog; confirming deletes the recording (410 afterwards) and returns to the library', async () => {
     await page.goto(`${server.url}/#/recordings/${ids.yesterday}`);
     await page.getByLabel('Title').waitFor();
+    // Escape cancels, and focus goes back to the button that opened the dialog.
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').waitFor();
+    await page.keyboard.press('Escape');
+    await waitUntil(async () => (await page.getByRole('dialog').count()) === 0, 'the dialog closes');
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.textContent.trim()'), 'Delete');
     await page.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();

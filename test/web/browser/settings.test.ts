@@ -50,6 +50,8 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await screens(page, 'devices');
 
     // doubleTap defaults to memo.
+    // Named once ("Double tap"), though the API's name is shown beside it.
+    assert.equal(await ring.getByRole('combobox', { name: 'Double tap', exact: true }).count(), 1);
     await ring.getByLabel('Double tap').selectOption('clip');
     await ring.getByRole('button', { name: 'Save' }).click();
     await ring.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
