@@ -92,8 +92,9 @@ export const api = {
     await call('DELETE', '/api/session', { quiet401: true });
   },
 
-  recordings: async (filters: RecordingFilters) => {
-    const params = new URLSearchParams({ limit: '30' });
+  /** A page of 30, or of `limit` (up to the API's 100: the pages a person had loaded, again). */
+  recordings: async (filters: RecordingFilters, limit = 30) => {
+    const params = new URLSearchParams({ limit: String(Math.min(limit, 100)) });
     for (const [k, val] of Object.entries(filters)) if (val) params.set(k, val);
     return (await call<RecordingPage>('GET', `/api/v2/recordings?${params}`)).data;
   },

@@ -27,6 +27,15 @@ export function focusSearchSoon(): void {
 /** Filters survive a visit to a recording and back (kept for the page's lifetime, not stored). */
 let remembered: Filters = NO_FILTERS;
 
+/**
+ * How far the person had come when they left the library (to open a recording): how many
+ * recordings were loaded (Load more) and where the page was scrolled. Coming back loads that many
+ * again, fresh (edits made meanwhile show), and scrolls back there.
+ */
+let left: { filters: Filters; count: number; scrollY: number } | null = null;
+const PAGE = 30;
+const sameFilters = (a: Filters, b: Filters) => a.q === b.q && a.type === b.type && a.deviceId === b.deviceId && a.status === b.status;
+
 interface Page {
   recordings: Recording[];
   nextCursor: string | null;
@@ -56,10 +65,23 @@ export function LibraryPage() {
   const [busy, setBusy] = useState(false);
   const [devices, setDevices] = useState<Device[]>([]);
   const generation = useRef(0);
+  /** Where to go back to (see `left`), until the first page has been shown. */
+  const returning = useRef(left && sameFilters(left.filters, remembered) ? left : null);
+  const shown = useRef<{ count: number }>({ count: 0 });
 
   useEffect(() => {
     if (wantSearchFocus) focusSearchSoon();
     api.devices().then(setDevices, () => setDevices([]));
+    // Read at each click (a card's link, the nav), before anything moves: by the time this page is
+    // taken down, even by the time a hashchange listener here runs, the router has rendered the next
+    // page and the browser has clamped the scroll to its height.
+    let scrollY = window.scrollY;
+    const onClick = () => (scrollY = window.scrollY);
+    document.addEventListener('click', onClick, true);
+    return () => {
+      document.removeEventListener('click', onClick, true);
+      left = { filters: remembered, count: shown.current.count, scrollY };
+    };
   }, []);
 
   // Typing waits for a pause; the selects apply at once.
@@ -75,9 +97,14 @@ export function LibraryPage() {
     setError(undefined);
     setBusy(true);
     const done = () => mine === generation.current && setBusy(false);
-    api.recordings(toQuery(applied)).then(
+    const back = returning.current;
+    api.recordings(toQuery(applied), back ? Math.max(back.count, PAGE) : PAGE).then(
       (p) => {
-        if (mine === generation.current) setPage(p);
+        if (mine === generation.current) {
+          setPage(p);
+          if (back) requestAnimationFrame(() => window.scrollTo(0, back.scrollY));
+        }
+        returning.current = null;
         done();
       },
       (e: unknown) => {
@@ -107,6 +134,7 @@ export function LibraryPage() {
   const filtered = applied.q.trim() !== '' || applied.type !== '' || applied.deviceId !== '' || applied.status !== '';
   const groups = useMemo(() => groupByDay(page?.recordings ?? []), [page]);
   const count = page?.recordings.length ?? 0;
+  shown.current.count = count;
 
   return (
     <section class="library" aria-labelledby="library-title">

@@ -94,6 +94,20 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
   });
 
+  it('Back from a recording opened far down the list comes back to it: the pages loaded, scrolled where it was', async () => {
+    const last = page.getByRole('article').filter({ hasText: 'Archive note 32' });
+    await last.scrollIntoViewIfNeeded();
+    const scrolled = (await page.evaluate('window.scrollY')) as number;
+    assert.ok(scrolled > 300, `scrolled down (${scrolled})`);
+    await last.getByRole('link').click();
+    await page.getByLabel('Title').waitFor();
+    await page.goBack();
+    await page.getByRole('article').nth(34).waitFor();
+    assert.equal(await page.getByRole('article').count(), 35, 'both pages, in one request');
+    await waitUntil(async () => Math.abs(((await page.evaluate('window.scrollY')) as number) - scrolled) < 5, 'scrolled back');
+    await page.evaluate('window.scrollTo(0, 0)');
+  });
+
   it('"/" focuses the search; results follow typing, matched words marked by the API rules (prefix, accents, phrases)', async () => {
     await page.locator('body').click({ position: { x: 5, y: 400 } });
     await page.keyboard.press('/');
