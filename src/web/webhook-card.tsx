@@ -21,7 +21,7 @@ export function WebhookCard({ webhook: w, onChanged }: { webhook: Webhook; onCha
   // Looked at again while a delivery is queued: soon after Send test, less often while a failing
   // receiver's retries wait (poll.ts).
   const waiting = deliveries.value?.some((d) => d.status === 'queued') ?? false;
-  const soon = usePoll(waiting, JSON.stringify(deliveries.value ?? null), deliveries.reload);
+  const soon = usePoll(waiting, deliveries.value, deliveries.reload);
 
   const act = async (what: () => Promise<unknown>, done: string) => {
     setMessage(null);

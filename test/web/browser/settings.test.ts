@@ -201,6 +201,29 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await page.getByRole('region', { name: `${receiver.origin}/text` }).getByText('prefix = todo').waitFor();
   });
 
+  it('webhooks: a card with a queued delivery looks again at a slowing pace (2 s, then 4, 8…), and keeps looking', async () => {
+    const hook = (await server.api('GET', '/api/v1/webhooks')).json.webhooks.find((w: { url: string }) => w.url.endsWith('/text'));
+    // Its delivery stays queued (a receiver whose retries wait for hours, say).
+    const queued = { deliveries: [{ id: 'dlv_held', webhookId: hook.id, recordingId: 'rec_x', type: 'webhook.test', status: 'queued', attempts: 1, lastStatusCode: 500, lastError: null, createdAt: Date.now(), updatedAt: Date.now() }], nextCursor: null };
+    const looks: number[] = [];
+    await page.route(`**/api/v1/webhooks/${hook.id}/deliveries*`, (route) => {
+      looks.push(Date.now());
+      return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(queued) });
+    });
+    try {
+      await page.goto(`${server.url}/#/webhooks`);
+      await page.reload();
+      await page.getByRole('region', { name: `${receiver.origin}/text` }).getByText('queued').waitFor();
+      await new Promise((resolve) => setTimeout(resolve, 15_000));
+      // The first look, then at ~2, ~6 and ~14 s: 4 (every 2 s would be 8; stopping after one, 2).
+      assert.ok(looks.length >= 3 && looks.length <= 5, `${looks.length} looks in 15 s`);
+      const gaps = looks.slice(1).map((t, i) => t - looks[i]!);
+      assert.ok(gaps.every((g, i) => i === 0 || g > gaps[i - 1]! * 1.5), `growing gaps: ${gaps.join(', ')} ms`);
+    } finally {
+      await page.unroute(`**/api/v1/webhooks/${hook.id}/deliveries*`);
+    }
+  });
+
   it("a recording's page lists its deliveries; a failed one can be resent", async () => {
     const hook = await server.api('POST', '/api/v1/webhooks', { url: `${receiver.origin}/fail`, events: ['recording.created'] });
     assert.equal(hook.status, 200);
