@@ -7,7 +7,7 @@ import { DevicesPage } from './devices-page';
 import { KeysPage } from './keys-page';
 import { focusSearchSoon, LibraryPage } from './library-page';
 import { RecordingPage } from './recording-page';
-import { href, navigate, useRoute, type Route } from './route';
+import { href, mayLeave, navigate, useRoute, type Route } from './route';
 import { SignIn } from './sign-in';
 import { LoadError, Loading } from './states';
 import { WebhooksPage } from './webhooks-page';
@@ -76,6 +76,8 @@ export function App() {
   if (state.kind === 'out') return <SignIn onSignedIn={check} notice={state.notice} />;
 
   const signOut = async () => {
+    // Signing out takes the page down, unsaved edits with it: asked first, like a link.
+    if (!mayLeave()) return;
     try {
       await api.signOut();
     } catch {

@@ -1,6 +1,6 @@
 // Editing a recording: Title, Transcript, Summary, Pinned, saved with If-Match. A save over a newer
 // revision (412) shows an alert with Reload and overwrites nothing.
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConflictAlert, ErrorAlert } from './alerts';
 import { api } from './api';
 import type { Recording } from './api-types';
@@ -11,6 +11,13 @@ type Draft = Pick<Recording, 'title' | 'transcript' | 'summary' | 'pinned'>;
 
 const draftOf = (r: Recording): Draft => ({ title: r.title, transcript: r.transcript, summary: r.summary, pinned: r.pinned });
 
+/**
+ * Edits not saved when the form was left without a question (Back or Forward, which route.ts does
+ * not ask about), by recording id, for the revision they started from: coming back to that
+ * revision brings them back. Kept for the page's lifetime, not stored.
+ */
+const drafts = new Map<string, { revision: number; draft: Draft }>();
+
 export function RecordingForm({ recording, confirming, onSaved, onReload, onDelete }: {
   recording: Recording;
   /** The delete dialog is open: its Delete is then the only button of that name. */
@@ -19,14 +26,29 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
   onReload: () => void;
   onDelete: () => void;
 }) {
-  const [draft, setDraft] = useState<Draft>(() => draftOf(recording));
+  const [draft, setDraft] = useState<Draft>(() => {
+    const kept = drafts.get(recording.id);
+    drafts.delete(recording.id);
+    return kept && kept.revision === recording.revision ? kept.draft : draftOf(recording);
+  });
   const [state, setState] = useState<SaveState>({ kind: 'idle' });
   const set = (patch: Partial<Draft>) => {
     setDraft({ ...draft, ...patch });
     if (state.kind === 'saved') setState({ kind: 'idle' });
   };
   const changed = (Object.keys(draft) as Array<keyof Draft>).filter((k) => draft[k] !== recording[k]);
-  useLeaveGuard(changed.length > 0, 'This recording has changes that are not saved. Leave and lose them?');
+  // Left with changes (Back or Forward): kept for the way back; not when the person said to lose them.
+  const latest = useRef({ draft, changed: changed.length > 0, revision: recording.revision });
+  latest.current = { draft, changed: changed.length > 0, revision: recording.revision };
+  useLeaveGuard(changed.length > 0, 'This recording has changes that are not saved. Leave and lose them?', () => {
+    latest.current.changed = false;
+  });
+  useEffect(
+    () => () => {
+      if (latest.current.changed) drafts.set(recording.id, { revision: latest.current.revision, draft: latest.current.draft });
+    },
+    [recording.id],
+  );
 
   const save = async (e: Event) => {
     e.preventDefault();

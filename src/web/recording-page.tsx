@@ -7,7 +7,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { displayTitle, TypeBadge } from './recording-card';
 import { RecordingDeliveries } from './recording-deliveries';
 import { RecordingForm } from './recording-form';
-import { href, navigateWithoutAsking } from './route';
+import { href, navigate } from './route';
 import { LoadError, Loading } from './states';
 import { dateTime, isoTime } from './time-format';
 import { useLoad } from './use-load';
@@ -51,7 +51,7 @@ export function RecordingPage({ id }: { id: string }) {
     setDeleting(true);
     try {
       await api.deleteRecording(r.id, r.revision);
-      navigateWithoutAsking(href.library);
+      navigate(href.library);
     } catch (e) {
       setDeleting(false);
       setConfirming(false);

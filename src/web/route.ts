@@ -17,23 +17,27 @@ export const navigate = (to: string): void => {
   location.hash = to;
 };
 
-/** Asked before the route changes while a form holds changes not saved (useLeaveGuard); false: stay. */
+/** Asked before the person leaves a form that holds changes not saved (useLeaveGuard); false: stay. */
 let leaveGuard: (() => boolean) | undefined;
 
-/** Leaves for `to` without asking (the recording was just deleted: its unsaved edits went with it). */
-export const navigateWithoutAsking = (to: string): void => {
-  leaveGuard = undefined;
-  navigate(to);
-};
+/** Whether the person may leave now: true, or what they answer when a form holds changes not saved. */
+export const mayLeave = (): boolean => !leaveGuard || leaveGuard();
 
 /**
- * While `dirty`, leaving the page asks first: a link or Back within the app (confirm `question`;
- * no keeps the page and its edits) and a reload or closed tab (the browser's own question).
+ * While `dirty`, leaving asks first: a link within the app (confirm `question`; no keeps the page
+ * and its edits), a reload or a closed tab (the browser's own question). Back and Forward are not
+ * asked (a hash change cannot be undone without losing the history's order): the form keeps its
+ * draft for when the person comes back instead (recording-form.tsx).
  */
-export function useLeaveGuard(dirty: boolean, question: string): void {
+export function useLeaveGuard(dirty: boolean, question: string, discarded: () => void): void {
   useEffect(() => {
     if (!dirty) return;
-    const guard = () => confirm(question);
+    // Yes, leave and lose them: the form forgets its draft.
+    const guard = () => {
+      const leave = confirm(question);
+      if (leave) discarded();
+      return leave;
+    };
     leaveGuard = guard;
     const beforeUnload = (e: BeforeUnloadEvent) => {
       e.preventDefault();
@@ -50,19 +54,23 @@ export function useLeaveGuard(dirty: boolean, question: string): void {
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
-    let current = location.hash;
-    const on = () => {
-      if (location.hash === current) return;
-      if (leaveGuard && !leaveGuard()) {
-        // Stay: the address goes back to this page (without another hashchange).
-        history.replaceState(null, '', current || '#/');
-        return;
+    const on = () => setRoute(parseRoute(location.hash));
+    // A click on a link within the app is asked about before the address changes, so that staying
+    // leaves the history as it was.
+    const onClick = (e: MouseEvent) => {
+      const link = e.target instanceof Element ? e.target.closest('a[href^="#/"]') : null;
+      if (!link || !leaveGuard || link.getAttribute('href') === location.hash) return;
+      if (!leaveGuard()) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
       }
-      current = location.hash;
-      setRoute(parseRoute(location.hash));
     };
     addEventListener('hashchange', on);
-    return () => removeEventListener('hashchange', on);
+    document.addEventListener('click', onClick, true);
+    return () => {
+      removeEventListener('hashchange', on);
+      document.removeEventListener('click', onClick, true);
+    };
   }, []);
   return route;
 }

@@ -211,12 +211,28 @@ describe('web app: sign-in, library and recording pages', () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('link', { name: '← All recordings' }).click();
     await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
-    // Nothing was saved; a clean form leaves without a question.
+    // Nothing was saved, and the draft was given up; a clean form leaves without a question.
     assert.equal((await server.api('GET', `/api/v2/recordings/${ids.meeting}`)).json.recording.title, 'Weekly meeting');
     await page.getByRole('article').filter({ hasText: 'Weekly meeting' }).getByRole('link').click();
     await page.getByLabel('Title').waitFor();
+    assert.equal(await page.getByLabel('Title').inputValue(), 'Weekly meeting');
+    // Back is not asked about (it cannot be refused without disordering the history): the draft
+    // waits for the way back instead.
+    await page.getByLabel('Title').fill('A kept draft');
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+    await page.goForward();
+    await page.getByLabel('Title').waitFor();
+    assert.equal(await page.getByLabel('Title').inputValue(), 'A kept draft');
+    await page.getByRole('status').filter({ hasText: 'Unsaved changes' }).waitFor();
+    // Signing out with it asks too; no keeps everything.
+    page.once('dialog', (d) => void d.dismiss());
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    assert.equal(await page.getByLabel('Title').inputValue(), 'A kept draft');
+    page.once('dialog', (d) => void d.accept());
     await page.getByRole('link', { name: '← All recordings' }).click();
     await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+    assert.equal(asked.length, 1, 'the other questions were answered by the handlers above');
   });
 
   it('an answer that is not reclib\'s JSON (a proxy\'s sign-in page) is an error, not an empty library; a malformed link is Page not found', async () => {
