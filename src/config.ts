@@ -142,7 +142,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = pro
     const key = issue.path?.[0]?.key;
     const name = key === undefined ? '' : `--${String(key).replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     const from = key === undefined ? undefined : envSource[String(key)];
-    const flag = key === undefined ? '' : from === undefined ? ` (${name})` : ` (${name}, from ${from}=${JSON.stringify(raw[String(key)])})`;
+    // The variable, not its value: a value may be a secret (a metrics token with the newline of
+    // its secret file, a URL with a password).
+    const flag = key === undefined ? '' : from === undefined ? ` (${name})` : ` (${name}, from ${from})`;
     throw new ConfigError(`invalid configuration${flag}: ${issue.message}`);
   }
   const c = parsed.output;

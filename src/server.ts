@@ -38,7 +38,11 @@ const SHUTDOWN_GRACE_MS = 8_000;
 export function firstRunHint(services: Services, config: Config, cli = cliCommand()): string | undefined {
   if (services.auth.hasAccounts()) return undefined;
   const db = config.db === DEFAULT_DB ? '' : ` --db ${shellWord(config.db)}`;
-  const appUrl = services.core.config.publicUrl;
+  // Where to open the web app: the public URL as the start-up line shows it (no credentials or
+  // query); none when the server listens on every address and no public URL was set (the image's
+  // 0.0.0.0 is not an address to open).
+  const wildcard = config.host === '0.0.0.0' || config.host === '::';
+  const appUrl = config.publicUrl !== undefined || !wildcard ? loggableUrl(services.core.config.publicUrl) : undefined;
   return [
     'No account yet. Create the first account, an API key and a session:',
     `  ${cli} accounts create --name me${db}`,

@@ -121,8 +121,13 @@ describe('configuration: flags, environment, defaults', () => {
       assert.throws(() => loadConfig(flags, {}), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(flags));
     }
     // A bad value from the environment names the variable too: the person looks for it there.
-    assert.throws(() => loadConfig({}, { RECLIB_PORT: 'x' }), /^Error: invalid configuration \(--port, from RECLIB_PORT="x"\): port must be a whole number$/);
-    assert.throws(() => loadConfig({}, { PORT: 'x' }), /\(--port, from PORT="x"\)/);
+    assert.throws(() => loadConfig({}, { RECLIB_PORT: 'x' }), /^Error: invalid configuration \(--port, from RECLIB_PORT\): port must be a whole number$/);
+    assert.throws(() => loadConfig({}, { PORT: 'x' }), /\(--port, from PORT\)/);
+    // Never the value: it may be a secret.
+    assert.throws(
+      () => loadConfig({}, { RECLIB_METRICS_TOKEN: 'a-long-secret-token-from-a-file\n' }),
+      (e: unknown) => e instanceof ConfigError && e.message.includes('from RECLIB_METRICS_TOKEN') && !e.message.includes('a-long-secret'),
+    );
     assert.throws(() => loadConfig({ port: 'x' }, { RECLIB_PORT: '80' }), /\(--port\): /, 'a flag wins, and is named alone');
   });
 });

@@ -103,3 +103,14 @@ describe('serve --deliveries off', () => {
     );
   });
 });
+
+describe('the first-run hint names where to open the web app', () => {
+  it('the public URL without its credentials or query; no address when the server listens on every one and none was set', async (t) => {
+    const withCredentials = await serveInProcess(t, { publicUrl: 'https://admin:hunter2@notes.example.org/?k=1' });
+    const lines = withCredentials.lines().join('\n');
+    assert.match(lines, /To sign in to the web app at https:\/\/notes\.example\.org\/ too/);
+    assert.doesNotMatch(lines, /hunter2|k=1/);
+    const everywhere = await serveInProcess(t, { host: '0.0.0.0' });
+    assert.match(everywhere.lines().join('\n'), /^To sign in to the web app too, give the account a password:$/m);
+  });
+});

@@ -6,7 +6,7 @@
 // recordings) then holds that thread's event loop, not the one that answers reads, /healthz and
 // event streams. The writer thread's app does everything again except the rate limit (it has none:
 // the request was counted here, and so was a sign-in's attempt against its account: a route's
-// admitForwarded), so its answers, errors included, are exactly the in-process ones.
+// forwardedBudget), so its answers, errors included, are exactly the in-process ones.
 import type { Context } from 'hono';
 import { AppError } from '../errors';
 import type { AppEnv, WriteForwarder } from './env';

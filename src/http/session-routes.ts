@@ -19,6 +19,9 @@ const CurrentSessionOut = v.object({
   session: v.object({ expiresAt: v.pipe(v.number(), v.description('Unix ms')) }),
 });
 
+
+/** A sign-in's rate-limit budget: the account's (its id, or the name asked for), apart from its credentials'. */
+const loginBudget = (key: string): string => `login:${key}`;
 export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
   const { auth } = deps.services;
   r.add(
@@ -37,11 +40,11 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
       },
       // On `reclib serve` the writer thread signs in, and its app counts nothing: the attempt is
       // counted on the main thread first, against the same budget login() names.
-      forwardedBudget: (body) => `login:${auth.loginBudgetKey(body.account)}`,
+      forwardedBudget: (body) => loginBudget(auth.loginBudgetKey(body.account)),
     },
     (c, { body }) => {
       // Password guesses count against the account like requests against a key.
-      const session = auth.login(body.account, body.password, (budgetKey) => deps.rateLimiter.takeFor(`login:${budgetKey}`, c));
+      const session = auth.login(body.account, body.password, (budgetKey) => deps.rateLimiter.takeFor(loginBudget(budgetKey), c));
       const secure = deps.serverOrigin(c).startsWith('https:');
       setCookie(c, 'reclib_session', session.token, {
         httpOnly: true, sameSite: 'Strict', path: '/', secure, expires: new Date(session.expiresAt),

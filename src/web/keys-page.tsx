@@ -100,7 +100,7 @@ export function KeysPage() {
                     ) : k.expiresAt <= Date.now() ? (
                       <span class="status tone-off">expired</span>
                     ) : (
-                      <button type="button" class="button small danger-outline" onClick={() => setRevoking({ key: k, busy: false })} aria-hidden={revoking ? 'true' : undefined}>
+                      <button type="button" class="button small danger-outline" onClick={() => setRevoking({ key: k, busy: false })}>
                         Revoke
                       </button>
                     )}

@@ -77,7 +77,7 @@ export function WebhookCard({ webhook: w, onChanged }: { webhook: Webhook; onCha
           <button type="button" class="button" disabled={busy} onClick={() => act(() => api.testWebhook(w.id), 'Test event queued.')}>
             Send test
           </button>
-          <button type="button" class="button danger-outline" disabled={busy} onClick={() => setConfirming(true)} aria-hidden={confirming ? 'true' : undefined}>
+          <button type="button" class="button danger-outline" disabled={busy} onClick={() => setConfirming(true)}>
             Disable
           </button>
         </div>
@@ -87,7 +87,7 @@ export function WebhookCard({ webhook: w, onChanged }: { webhook: Webhook; onCha
           title="Disable this webhook?"
           confirmLabel="Disable"
           busy={busy}
-          onConfirm={() => act(async () => { setConfirming(false); await api.disableWebhook(w.id); onChanged(); }, 'Disabled.')}
+          onConfirm={() => act(async () => { try { await api.disableWebhook(w.id); } finally { setConfirming(false); } onChanged(); }, 'Disabled.')}
           onCancel={() => setConfirming(false)}
         >
           <p>Nothing more is sent to {w.url}, and its queued deliveries are cancelled. A disabled webhook cannot be turned on again: create a new one.</p>

@@ -34,7 +34,7 @@ describe('the Docker image, assembled by its Dockerfile without Docker', () => {
   const env: Record<string, string> = Object.fromEntries(
     one(runtimeStage, 'ENV')
       .split(/\s+/)
-      .map((kv) => kv.split('=') as [string, string]),
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string]),
   );
 
   it("the build stage's copy and the runtime stage's link give a folder the server starts from, which the hint's CLI commands and the API work on", async () => {

@@ -20,7 +20,8 @@ export function dockerfile(text = fs.readFileSync(path.join(ROOT, 'Dockerfile'),
   const out: Instruction[] = [];
   let stage = -1;
   let current = '';
-  for (const line of text.split('\n')) {
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\s+$/, ''); // CRLF, trailing blanks
     if (/^\s*#/.test(line)) continue;
     current += line.endsWith('\\') ? `${line.slice(0, -1)} ` : line;
     if (line.endsWith('\\')) continue;
@@ -56,7 +57,9 @@ export function imageRuntimeCopy(to: string, steps = dockerfile()): string {
   const copy = instruction(steps, 0, 'RUN', (a) => a.startsWith('npm run build'));
   fs.mkdirSync(to, { recursive: true });
   // Node first on the PATH (the copy asks it for the platform's name): the one running the tests.
-  execFileSync('sh', ['-c', copy.replace(/^npm run build/, 'true').replace(new RegExp(`${escapeRe(from)}(?=[/ ]|$)`, 'g'), to)], {
+  // `from` as a whole path (after a space, before a slash, a space or the end), `to` quoted for sh.
+  const quoted = `'${to.replaceAll("'", `'\\''`)}'`;
+  execFileSync('sh', ['-c', copy.replace(/^npm run build/, 'true').replace(new RegExp(`(?<= )${escapeRe(from)}(?=[/ ]|$)`, 'g'), quoted)], {
     cwd: ROOT,
     env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
   });
