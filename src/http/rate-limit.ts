@@ -22,7 +22,12 @@ export class RateLimiter {
    * (undefined when the limit is off); over the limit, throws 429 rate_limited with them.
    */
   take(credentialId: string): Record<string, string> | undefined {
-    if (this.limit === 0) return undefined;
+    return this.count(credentialId).headers;
+  }
+
+  /** take(), with the time the request was counted at (for giveBack(), undefined when the limit is off). */
+  count(credentialId: string): { headers: Record<string, string> | undefined; at: number | undefined } {
+    if (this.limit === 0) return { headers: undefined, at: undefined };
     const now = this.clock.now();
     this.sweep(now);
     let log = this.window(credentialId, now);
@@ -37,7 +42,7 @@ export class RateLimiter {
       });
     }
     log.push(now);
-    return { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) };
+    return { headers: { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) }, at: now };
   }
 
   /** Whether take() would refuse the credential now (it counts nothing). */
@@ -53,12 +58,22 @@ export class RateLimiter {
   }
 
   /**
-   * Uncounts one request of the credential that take() counted, for a request that is then
-   * handed to the app, which counts it (src/http/direct-routes.ts). The newest entry goes: when
-   * others came in between, the window frees a little later than for this one, never earlier.
+   * Uncounts one request of the credential that take() counted: one handed on to the app, which
+   * counts it (src/http/direct-routes.ts), or one refused because the writer thread was away
+   * (router.ts). Without `at` the newest entry goes: when others came in between, the window frees
+   * a little later than for this one, never earlier. With `at` (count()'s), that entry goes if it
+   * is still in the window, and nothing if it has left it already (a request that waited longer
+   * than the window).
    */
-  giveBack(credentialId: string): void {
-    this.logs.get(credentialId)?.pop();
+  giveBack(credentialId: string, at?: number): void {
+    const log = this.logs.get(credentialId);
+    if (!log) return;
+    if (at === undefined) {
+      log.pop();
+      return;
+    }
+    const i = log.lastIndexOf(at);
+    if (i >= 0) log.splice(i, 1);
   }
 
   /** take(), with the headers put on the context's answer (for handlers that answer through c). */

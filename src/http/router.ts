@@ -60,6 +60,12 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   writesNothing?: true;
 }
 
+/** A rate-limit budget a request was counted against, and the time it was (RateLimiter.count). */
+interface Counted {
+  budget: string;
+  at: number | undefined;
+}
+
 export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
@@ -304,34 +310,36 @@ export class ApiRouter {
      * are those of one process: an id the route refuses is a 400 whatever the body, and a DELETE
      * is not refused for a body it ignores (nor kept waiting for one that never comes).
      */
-    const forward = async (c: Context<AppEnv>, writer: WriteForwarder, counted: string[]): Promise<Response> => {
+    const forward = async (c: Context<AppEnv>, writer: WriteForwarder, counted: Counted[]): Promise<Response> => {
       if (spec.params) parseWith('path', spec.params, c.req.param());
       if (spec.query) parseWith('query', spec.query, singleQuery(c, spec.query));
       const id = requestId(c);
       const bytes = spec.body ? await readBodyBytes(c) : undefined;
       if (spec.body && spec.forwardedBudget) {
         const budget = spec.forwardedBudget(parseBody(spec.body, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) as Out<B>);
-        c.set('answerHeaders', deps.rateLimiter.take(budget));
-        counted.push(budget);
+        const { headers, at } = deps.rateLimiter.count(budget);
+        c.set('answerHeaders', headers);
+        counted.push({ budget, at });
       }
       return forwardWrite(c, writer, id, bytes);
     };
     const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
       let principal: Principal | undefined;
-      /** The rate-limit budgets this request was counted against. */
-      const counted: string[] = [];
+      /** The rate-limit budgets this request was counted against, and when. */
+      const counted: Counted[] = [];
       // A write refused because the writer thread is restarting (or the server stopping) was not
       // served: it counts against nothing, so a client that retries after its Retry-After: 1 is
       // not locked out for the rest of the minute.
       const uncountIfUnavailable = (e: unknown): never => {
-        if (e instanceof WriterUnavailable) for (const budget of counted) deps.rateLimiter.giveBack(budget);
+        if (e instanceof WriterUnavailable) for (const { budget, at } of counted) deps.rateLimiter.giveBack(budget, at);
         throw e;
       };
       if (spec.access !== 'public') {
         principal = authenticate(c, deps, spec.access);
-        if (spec.directAnswer || writes) c.set('answerHeaders', deps.rateLimiter.take(principal.credentialId));
-        else deps.rateLimiter.takeFor(principal.credentialId, c);
-        counted.push(principal.credentialId);
+        const { headers, at } = deps.rateLimiter.count(principal.credentialId);
+        if (spec.directAnswer || writes) c.set('answerHeaders', headers);
+        else if (headers) for (const [name, value] of Object.entries(headers)) c.header(name, value);
+        counted.push({ budget: principal.credentialId, at });
         c.set('principal', principal);
         if (spec.access === 'session') {
           if (principal.kind !== 'session') {

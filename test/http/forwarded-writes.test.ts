@@ -94,3 +94,19 @@ describe('a write refused because the writer thread is away counts against no ra
     assert.equal(read.headers.get('ratelimit-remaining'), '2');
   });
 });
+
+describe('the rate limiter gives back the entry it counted, not another request\'s', () => {
+  it('giveBack(id, at) removes that entry while it is in the window, and nothing once it has left it', async () => {
+    const { RateLimiter } = await import('../../src/http/rate-limit');
+    let now = 1_000_000;
+    const limiter = new RateLimiter({ now: () => now }, 2);
+    const first = limiter.count('key_a');
+    now += 61_000; // the first request waited longer than the window (a writer thread that was stuck)
+    const second = limiter.count('key_a');
+    assert.equal(second.headers?.['RateLimit-Remaining'], '1', 'the first left the window');
+    limiter.giveBack('key_a', first.at);
+    assert.equal(limiter.take('key_a')?.['RateLimit-Remaining'], '0', "the second's entry stayed");
+    limiter.giveBack('key_a', second.at);
+    assert.equal(limiter.full('key_a'), false, 'its own entry went');
+  });
+});
