@@ -22,13 +22,18 @@ export class RateLimiter {
    * (undefined when the limit is off); over the limit, throws 429 rate_limited with them.
    */
   take(credentialId: string): Record<string, string> | undefined {
-    return this.count(credentialId).headers;
+    return this.limit === 0 ? undefined : this.record(credentialId, this.clock.now());
   }
 
   /** take(), with the time the request was counted at (for giveBack(), undefined when the limit is off). */
   count(credentialId: string): { headers: Record<string, string> | undefined; at: number | undefined } {
     if (this.limit === 0) return { headers: undefined, at: undefined };
-    const now = this.clock.now();
+    const at = this.clock.now();
+    return { headers: this.record(credentialId, at), at };
+  }
+
+  /** Counts a request of the credential at `now`: its RateLimit-* headers, or 429 over the limit. */
+  private record(credentialId: string, now: number): Record<string, string> {
     this.sweep(now);
     let log = this.window(credentialId, now);
     if (!log) this.logs.set(credentialId, (log = []));
@@ -42,7 +47,7 @@ export class RateLimiter {
       });
     }
     log.push(now);
-    return { headers: { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) }, at: now };
+    return { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) };
   }
 
   /** Whether take() would refuse the credential now (it counts nothing). */

@@ -323,23 +323,32 @@ export class ApiRouter {
       }
       return forwardWrite(c, writer, id, bytes);
     };
-    const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
-      let principal: Principal | undefined;
-      /** The rate-limit budgets this request was counted against, and when. */
-      const counted: Counted[] = [];
-      // A write refused because the writer thread is restarting (or the server stopping) was not
-      // served: it counts against nothing, so a client that retries after its Retry-After: 1 is
-      // not locked out for the rest of the minute.
-      const uncountIfUnavailable = (e: unknown): never => {
+    // Only a write can be refused because the writer thread is away (below): a read keeps no record
+    // of what it was counted against.
+    const refusable = writes !== undefined || spec.writerCall === true;
+    // A write refused because the writer thread is restarting (or the server stopping) was not
+    // served: it counts against nothing, so a client that retries after its Retry-After: 1 is not
+    // locked out for the rest of the minute.
+    const uncountIfUnavailable =
+      (counted: Counted[]) =>
+      (e: unknown): never => {
         if (e instanceof WriterUnavailable) for (const { budget, at } of counted) deps.rateLimiter.giveBack(budget, at);
         throw e;
       };
+    const admitAndRun = (c: Context<AppEnv>): Response | Promise<Response> => {
+      let principal: Principal | undefined;
+      /** The rate-limit budgets a write was counted against, and when (none kept for a read). */
+      const counted: Counted[] | undefined = refusable ? [] : undefined;
       if (spec.access !== 'public') {
         principal = authenticate(c, deps, spec.access);
-        const { headers, at } = deps.rateLimiter.count(principal.credentialId);
+        let headers: Record<string, string> | undefined;
+        if (counted) {
+          const taken = deps.rateLimiter.count(principal.credentialId);
+          headers = taken.headers;
+          counted.push({ budget: principal.credentialId, at: taken.at });
+        } else headers = deps.rateLimiter.take(principal.credentialId);
         if (spec.directAnswer || writes) c.set('answerHeaders', headers);
         else if (headers) for (const [name, value] of Object.entries(headers)) c.header(name, value);
-        counted.push({ budget: principal.credentialId, at });
         c.set('principal', principal);
         if (spec.access === 'session') {
           if (principal.kind !== 'session') {
@@ -350,14 +359,14 @@ export class ApiRouter {
         }
       }
       // Admitted: the writer thread does the rest (and the checks above again, but for the rate limit).
-      if (writes) return forward(c, writes, counted).catch(uncountIfUnavailable);
+      if (writes && counted) return forward(c, writes, counted).catch(uncountIfUnavailable(counted));
       const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
       const query = spec.query ? parseWith('query', spec.query, singleQuery(c, spec.query)) : undefined;
       const run = (body: unknown) => handler(c, { params, query, body, principal: principal as Principal } as RouteInput<Out<P>, Out<Q>, Out<B>>);
       const bodySchema = spec.body;
       const result = bodySchema ? readJsonBody(c).then((raw) => run(parseBody(bodySchema, raw, spec.bodyOptional))) : run(undefined);
       // A create's service call (writerCall) may be refused so too.
-      return spec.writerCall && result instanceof Promise ? result.catch(uncountIfUnavailable) : result;
+      return counted && result instanceof Promise ? result.catch(uncountIfUnavailable(counted)) : result;
     };
     // A route without a body is answered synchronously (see setRequestId for why that matters).
     // One with a body starts after the current parse step, as an async handler always did: a

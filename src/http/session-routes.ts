@@ -19,9 +19,9 @@ const CurrentSessionOut = v.object({
   session: v.object({ expiresAt: v.pipe(v.number(), v.description('Unix ms')) }),
 });
 
-
 /** A sign-in's rate-limit budget: the account's (its id, or the name asked for), apart from its credentials'. */
 const loginBudget = (key: string): string => `login:${key}`;
+
 export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
   const { auth } = deps.services;
   r.add(

@@ -67,7 +67,8 @@ export function LibraryPage() {
   const generation = useRef(0);
   /** Where to go back to (see `left`), until the first page has been shown. */
   const returning = useRef(left && sameFilters(left.filters, remembered) ? left : null);
-  const shown = useRef<{ count: number }>({ count: 0 });
+  /** How many recordings are on screen (read when the page is left). */
+  const shown = useRef(0);
 
   useEffect(() => {
     if (wantSearchFocus) focusSearchSoon();
@@ -80,7 +81,7 @@ export function LibraryPage() {
     document.addEventListener('click', onClick, true);
     return () => {
       document.removeEventListener('click', onClick, true);
-      left = { filters: remembered, count: shown.current.count, scrollY };
+      left = { filters: remembered, count: shown.current, scrollY };
     };
   }, []);
 
@@ -134,7 +135,7 @@ export function LibraryPage() {
   const filtered = applied.q.trim() !== '' || applied.type !== '' || applied.deviceId !== '' || applied.status !== '';
   const groups = useMemo(() => groupByDay(page?.recordings ?? []), [page]);
   const count = page?.recordings.length ?? 0;
-  shown.current.count = count;
+  shown.current = count;
 
   return (
     <section class="library" aria-labelledby="library-title">

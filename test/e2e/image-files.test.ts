@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanEnv, startServe } from '../helpers/bundle';
+import { cleanEnv, hintCommands, startServe } from '../helpers/bundle';
 import { dockerfile, imageRuntimeCopy, instruction } from '../helpers/image';
 
 describe('the Docker image, assembled by its Dockerfile without Docker', () => {
@@ -55,13 +55,8 @@ describe('the Docker image, assembled by its Dockerfile without Docker', () => {
     const imageEnv = { ...env, PATH, RECLIB_DB: path.join(data, path.basename(env.RECLIB_DB!)), RECLIB_HOST: '127.0.0.1', npm_command: '' };
     const server = await startServe([], { bundle, cwd: app, nodeArgs: cmd.slice(1, script), env: imageEnv });
     try {
-      for (let i = 0; i < 50 && !server.stdout().includes('sessions create'); i++) await new Promise((r) => setTimeout(r, 20));
       // The first-run hint, as `docker exec` would run it (with the image's ENV, from anywhere).
-      const hint = server
-        .stdout()
-        .split('\n')
-        .filter((l) => /^ {2}\S/.test(l))
-        .map((l) => l.trim());
+      const hint = await hintCommands(server);
       assert.equal(hint.length, 4, server.stdout());
       const sh = (line: string) => {
         assert.match(line, /docker exec -i <container> reclib /);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cleanEnv, cliJson, ROOT, runCli, startServe, type ServeProcess } from '../helpers/bundle';
+import { cleanEnv, cliJson, hintCommands, ROOT, runCli, startServe, type ServeProcess } from '../helpers/bundle';
 
 const tmpDb = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-e2e-')), 'reclib.db');
 
@@ -164,8 +164,7 @@ describe('the first-run hint, pasted as printed', () => {
     // npm_command: a test run through npx must not make the hint say npx.
     const server = await startServe(['--db', db], { env: { npm_command: '' } });
     try {
-      for (let i = 0; i < 50 && !server.stdout().includes('sessions create'); i++) await new Promise((r) => setTimeout(r, 20));
-      const lines = server.stdout().split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim());
+      const lines = await hintCommands(server);
       assert.equal(lines.length, 4, server.stdout());
       assert.match(lines[0]!, /^node dist\/reclib\.mjs accounts create --name me --db '.+my notes\.db'$/);
       // Node first on the PATH: the one running these tests.

@@ -115,3 +115,13 @@ export function startServe(args: string[], opts: { env?: Record<string, string>;
     });
   });
 }
+
+/** The first-run hint's commands (its lines indented by two spaces), trimmed, once `serve` has printed the last. */
+export async function hintCommands(server: ServeProcess): Promise<string[]> {
+  for (let i = 0; i < 50 && !server.stdout().includes('--password-stdin'); i++) await new Promise((r) => setTimeout(r, 20));
+  return server
+    .stdout()
+    .split('\n')
+    .filter((l) => /^ {2}\S/.test(l))
+    .map((l) => l.trim());
+}
