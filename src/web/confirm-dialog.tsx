@@ -1,6 +1,6 @@
 // A modal confirmation in a real <dialog> (role dialog, focus kept inside, Escape cancels).
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 interface Props {
   title: string;
@@ -13,7 +13,10 @@ interface Props {
 
 export function ConfirmDialog({ title, confirmLabel, busy, onConfirm, onCancel, children }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
+  // A layout effect: it opens the dialog before the page is painted, and its cleanup runs before
+  // Preact takes the dialog out of the page. A passive effect's cleanup runs after paint (Preact
+  // 11), so the focused Cancel went with the dialog and focus sat on the body until then.
+  useLayoutEffect(() => {
     const d = ref.current;
     // Focus goes back where it was (the button that opened the dialog) when it closes, as a
     // keyboard user expects, not to the page's body.

@@ -115,3 +115,24 @@ export async function waitUntil(check: () => Promise<boolean>, what: string, tim
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * Runs `act` (which closes the open dialog) and returns the text of what had focus at the moment
+ * the dialog left the page: a keyboard user's focus must be back on a control by then, not on the
+ * body (and not only later, once some deferred work has run).
+ */
+export async function focusAsDialogLeaves(page: Page, act: () => Promise<void>): Promise<string | null> {
+  await page.evaluate(`(() => {
+    window.__focusAsDialogLeaves = undefined;
+    const seen = new MutationObserver(() => {
+      if (document.querySelector('dialog')) return;
+      const a = document.activeElement;
+      window.__focusAsDialogLeaves = a === document.body || !a ? null : a.textContent.trim();
+      seen.disconnect();
+    });
+    seen.observe(document.body, { childList: true, subtree: true });
+  })()`);
+  await act();
+  await waitUntil(async () => (await page.evaluate('window.__focusAsDialogLeaves')) !== undefined, 'the dialog leaves the page');
+  return page.evaluate('window.__focusAsDialogLeaves') as Promise<string | null>;
+}

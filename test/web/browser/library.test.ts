@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { createRecording, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../../helpers/browser';
+import { createRecording, focusAsDialogLeaves, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../../helpers/browser';
 
 const DAY = 86_400_000;
 
@@ -257,9 +257,8 @@ describe('web app: sign-in, library and recording pages', () => {
     // Escape cancels, and focus goes back to the button that opened the dialog.
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').waitFor();
-    await page.keyboard.press('Escape');
-    await waitUntil(async () => (await page.getByRole('dialog').count()) === 0, 'the dialog closes');
-    assert.equal(await page.evaluate('document.activeElement && document.activeElement.textContent.trim()'), 'Delete');
+    assert.equal(await focusAsDialogLeaves(page, () => page.keyboard.press('Escape')), 'Delete');
+    assert.equal(await page.getByRole('dialog').count(), 0);
     await page.getByRole('button', { name: 'Delete' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();

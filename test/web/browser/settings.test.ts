@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { cliJson } from '../../helpers/bundle';
-import { createRecording, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../../helpers/browser';
+import { createRecording, focusAsDialogLeaves, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../../helpers/browser';
 import { startReceiver, type Receiver } from '../../helpers/receiver';
 
 describe('web app: devices, API keys, webhooks and deliveries', () => {
@@ -127,7 +127,7 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     const ask = page.getByRole('dialog', { name: /^Revoke the key/ });
     await ask.waitFor();
     await screens(page, 'keys-revoke-dialog');
-    await ask.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await focusAsDialogLeaves(page, () => ask.getByRole('button', { name: 'Cancel' }).click()), 'Revoke', 'focus is back on the Revoke that asked');
     assert.equal(await page.getByRole('dialog').count(), 0);
     assert.equal((await fetch(`${server.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${keySecret}` } })).status, 200, 'not revoked');
     await row.getByRole('button', { name: 'Revoke' }).click();
