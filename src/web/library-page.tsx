@@ -146,6 +146,12 @@ export function LibraryPage() {
       <p class="visually-hidden" role="status">
         {page && !error ? (count === 0 ? 'No recordings' : `${count} recording${count === 1 ? '' : 's'}${page.nextCursor ? ', more available' : ''}`) : ''}
       </p>
+      {applied.q.trim() !== '' && terms.length === 0 && (
+        // The API finds recordings holding every word of q; a q of only emoji or punctuation has none.
+        <p class="notice">
+          “{applied.q.trim()}” has no letters or numbers to search for, so every recording is shown.
+        </p>
+      )}
       {error !== undefined ? (
         <LoadError what="your recordings" error={error} retry={load} />
       ) : page === null ? (

@@ -108,10 +108,10 @@ export async function createRecording(server: WebServer, body: Record<string, un
 }
 
 /** Polls `check` until it holds (the page updates asynchronously); fails after `timeoutMs`. */
-export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(check: () => Promise<boolean>, what: string | (() => string), timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting until ${typeof what === 'function' ? what() : what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }

@@ -131,6 +131,15 @@ describe('web app: sign-in, library and recording pages', () => {
     await search.fill('zebra');
     await page.getByText('No recordings match.').waitFor();
     await screens(page, 'library-no-match');
+
+    // Only emoji and punctuation: nothing to search for, and the page says so over the whole library.
+    await search.fill('🎉 ?!');
+    await page.getByText('“🎉 ?!” has no letters or numbers to search for, so every recording is shown.').waitFor();
+    await page.getByRole('article').nth(29).waitFor();
+    await screens(page, 'library-nothing-to-search');
+    await search.fill('meet!');
+    await waitUntil(async () => (await page.getByRole('article').count()) === 1, 'only Meeting notes is left');
+    assert.equal(await page.getByText('has no letters or numbers').count(), 0);
     await search.fill('');
     await page.getByRole('article').nth(29).waitFor();
   });

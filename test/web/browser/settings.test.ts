@@ -229,11 +229,11 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     assert.equal(hook.status, 200);
     const rec = await createRecording(server, { type: 'memo', title: 'Sent somewhere', transcript: 'A recording for the receiver.' });
     // Eight attempts with a 1 ms backoff: failed within moments.
-    for (let i = 0; i < 200; i++) {
-      const d = (await server.api('GET', `/api/v1/recordings/${rec.id}/deliveries`)).json.deliveries;
-      if (d?.[0]?.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    let seen: unknown;
+    await waitUntil(async () => {
+      seen = (await server.api('GET', `/api/v1/recordings/${rec.id}/deliveries`)).json.deliveries;
+      return (seen as { status: string }[] | undefined)?.[0]?.status === 'failed';
+    }, () => `the delivery has failed (last seen: ${JSON.stringify(seen)})`, 30_000);
     await page.goto(`${server.url}/#/recordings/${rec.id}`);
     const deliveries = page.getByRole('region', { name: 'Deliveries' });
     await deliveries.getByText('failed').waitFor();
