@@ -7,7 +7,7 @@ import { DevicesPage } from './devices-page';
 import { KeysPage } from './keys-page';
 import { focusSearchSoon, LibraryPage } from './library-page';
 import { RecordingPage } from './recording-page';
-import { href, mayLeave, navigate, useRoute, type Route } from './route';
+import { href, mayLeave, navigate, parseRoute, useRoute, type Route } from './route';
 import { SignIn } from './sign-in';
 import { LoadError, Loading } from './states';
 import { WebhooksPage } from './webhooks-page';
@@ -48,7 +48,7 @@ export function App() {
       if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || t?.closest('input, textarea, select, [contenteditable], dialog')) return;
       e.preventDefault();
       focusSearchSoon();
-      navigate(href.library);
+      if (parseRoute(location.hash).page !== 'library') navigate(href.library);
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
@@ -75,6 +75,12 @@ export function App() {
   if (state.kind === 'failed') return <main class="centered"><LoadError what="your session" error={state.error} retry={check} /></main>;
   if (state.kind === 'out') return <SignIn onSignedIn={check} notice={state.notice} />;
 
+  // On the library already, a link to it would add a history entry (#/) that the library then
+  // replaces with its filters' address (#/?q=…): two alike, and Back seems to do nothing. It stays.
+  const stayOnLibrary = (e: MouseEvent) => {
+    if (route.page === 'library' && e.button === 0 && !(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)) e.preventDefault();
+  };
+
   const signOut = async () => {
     // Signing out takes the page down, unsaved edits with it: asked first, like a link.
     if (!mayLeave()) return;
@@ -94,13 +100,13 @@ export function App() {
       </a>
       <header class="topbar">
         <div class="topbar-inner">
-          <a class="brand" href={href.library}>
+          <a class="brand" href={href.library} onClick={stayOnLibrary}>
             <span class="brand-mark" aria-hidden="true" />
             reclib
           </a>
           <nav class="nav" aria-label="Main">
             {NAV.map((n) => (
-              <a key={n.to} href={n.to} class="nav-link" aria-current={n.pages.includes(route.page) ? 'page' : undefined}>
+              <a key={n.to} href={n.to} class="nav-link" aria-current={n.pages.includes(route.page) ? 'page' : undefined} onClick={n.to === href.library ? stayOnLibrary : undefined}>
                 {n.label}
               </a>
             ))}
@@ -125,7 +131,7 @@ export function App() {
 function Page({ route }: { route: Route }) {
   switch (route.page) {
     case 'library':
-      return <LibraryPage />;
+      return <LibraryPage route={route} />;
     case 'recording':
       return <RecordingPage key={route.id} id={route.id} />;
     case 'devices':

@@ -1,13 +1,10 @@
 // The library's search box and filters. The search box has role searchbox and the name Search.
 import type { Device } from './api-types';
+import type { LibraryFilters } from './route-parse';
 import { RECORDING_STATUSES, statusLabel } from './vocabulary';
 
-export interface Filters {
-  q: string;
-  type: string;
-  deviceId: string;
-  status: string;
-}
+/** The library's search and filters (the address carries them: route-parse.ts). */
+export type Filters = LibraryFilters;
 
 export const NO_FILTERS: Filters = { q: '', type: '', deviceId: '', status: '' };
 

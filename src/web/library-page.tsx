@@ -6,7 +6,8 @@ import { api, describeError } from './api';
 import type { Device, Recording } from './api-types';
 import { LibraryFilters, NO_FILTERS, type Filters } from './library-filters';
 import { RecordingCard } from './recording-card';
-import { href } from './route';
+import { href, parseRoute, type Route } from './route';
+import { libraryFilters, libraryHash } from './route-parse';
 import { parseQuery } from './search-match';
 import { Empty, LoadError, Loading } from './states';
 import { dayKey, dayLabel } from './time-format';
@@ -54,9 +55,11 @@ function groupByDay(recordings: Recording[]): Array<{ key: number; label: string
 
 const toQuery = (f: Filters) => ({ q: f.q.trim(), type: f.type, deviceId: f.deviceId, status: f.status });
 
-export function LibraryPage() {
-  const [filters, setFilters] = useState<Filters>(remembered);
-  const [applied, setApplied] = useState<Filters>(remembered);
+export function LibraryPage({ route }: { route: Extract<Route, { page: 'library' }> }) {
+  // The address's filters (a reload, a link someone shared), else the ones last used in this tab.
+  const [start] = useState(() => libraryFilters(route.query) ?? remembered);
+  const [filters, setFilters] = useState<Filters>(start);
+  const [applied, setApplied] = useState<Filters>(start);
   const [page, setPage] = useState<Page | null>(null);
   const [error, setError] = useState<unknown>(undefined);
   const [moreError, setMoreError] = useState<string | null>(null);
@@ -66,7 +69,7 @@ export function LibraryPage() {
   const [devices, setDevices] = useState<Device[]>([]);
   const generation = useRef(0);
   /** Where to go back to (see `left`), until the first page has been shown. */
-  const returning = useRef(left && sameFilters(left.filters, remembered) ? left : null);
+  const returning = useRef(left && sameFilters(left.filters, start) ? left : null);
   /** How many recordings are on screen (read when the page is left). */
   const shown = useRef(0);
 
@@ -84,6 +87,27 @@ export function LibraryPage() {
       left = { filters: remembered, count: shown.current, scrollY };
     };
   }, []);
+
+  // The address follows what is applied (replaced, not a history entry per search), so that a
+  // reload, a bookmark or a shared link shows the same search, and Back from a recording too.
+  useEffect(() => {
+    const hash = libraryHash(applied);
+    if (parseRoute(location.hash).page === 'library' && (location.hash || '#/') !== hash) history.replaceState(history.state, '', hash);
+  }, [applied]);
+
+  // An address typed or followed while the library is open: its filters, or (#/, the nav's link)
+  // the ones in use, which the address then shows again.
+  const firstRoute = useRef(route);
+  useEffect(() => {
+    if (route === firstRoute.current) return;
+    const wanted = libraryFilters(route.query);
+    if (wanted && !sameFilters(wanted, filters)) {
+      setFilters(wanted);
+      setApplied(wanted);
+    } else if (location.hash !== libraryHash(applied)) {
+      history.replaceState(history.state, '', libraryHash(applied));
+    }
+  }, [route]);
 
   // Typing waits for a pause; the selects apply at once.
   useEffect(() => {

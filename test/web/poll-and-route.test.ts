@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FIRST_POLL_MS, MAX_POLL_MS, nextPollMs } from '../../src/web/poll-pace';
-import { parseRoute } from '../../src/web/route-parse';
+import { libraryFilters, libraryHash, parseRoute } from '../../src/web/route-parse';
 
 describe('web app: polling pace', () => {
   it('doubles while nothing changes, up to a minute, and starts again at 2 s after a change', () => {
@@ -21,9 +21,35 @@ describe('web app: polling pace', () => {
 
 describe('web app: routes', () => {
   it('names pages by hash; a recording id is decoded, a malformed escape is the not-found page', () => {
-    assert.deepEqual(parseRoute(''), { page: 'library' });
+    assert.deepEqual(parseRoute(''), { page: 'library', query: '' });
+    assert.deepEqual(parseRoute('#/?q=meet'), { page: 'library', query: 'q=meet' });
+    assert.deepEqual(parseRoute('#/devices'), { page: 'devices' });
     assert.deepEqual(parseRoute('#/recordings/rec_a%2Fb'), { page: 'recording', id: 'rec_a/b' });
     assert.deepEqual(parseRoute('#/recordings/%E0%A4%A'), { page: 'missing' });
     assert.deepEqual(parseRoute('#/nowhere'), { page: 'missing' });
+  });
+});
+
+describe('web app: the library\'s filters in the address', () => {
+  it('round-trips every filter, spaces, quotes, accents and emoji included; none set is #/', () => {
+    const all = { q: '"quarterly report" café 🎉 & =?#', type: 'memo', deviceId: 'ring 1', status: 'no_speech' };
+    const hash = libraryHash(all);
+    assert.match(hash, /^#\/\?q=/);
+    assert.doesNotMatch(hash.slice(1), /#/, 'a # in q is escaped, so the hash ends where it should');
+    const route = parseRoute(hash);
+    assert.equal(route.page, 'library');
+    assert.deepEqual(libraryFilters((route as { query: string }).query), all);
+    assert.equal(libraryHash({ q: '', type: '', deviceId: '', status: '' }), '#/');
+    assert.equal(libraryHash({ q: 'meet', type: '', deviceId: '', status: '' }), '#/?q=meet');
+  });
+
+  it('no filter named is null (the library keeps the last ones); what the API would refuse is dropped, q cut to 200 characters', () => {
+    assert.equal(libraryFilters(''), null);
+    assert.equal(libraryFilters('utm_source=x'), null);
+    assert.deepEqual(libraryFilters('type=podcast&status=lost&q=a'), { q: 'a', type: '', deviceId: '', status: '' });
+    assert.deepEqual(libraryFilters('type=clip'), { q: '', type: 'clip', deviceId: '', status: '' });
+    // The API counts q's length in UTF-16 units (an emoji is two): 100 emoji, none cut in half.
+    assert.equal(libraryFilters(`q=a${'🎉'.repeat(250)}`)!.q, `a${'🎉'.repeat(99)}`);
+    assert.equal(libraryFilters(`q=${'x'.repeat(250)}`)!.q.length, 200);
   });
 });

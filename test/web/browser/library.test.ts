@@ -155,6 +155,42 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.getByRole('article').filter({ hasText: 'Groceries' }).waitFor();
   });
 
+  it('the address carries the search and filters: a reload, a shared link and Back from a recording show the same results', async () => {
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    const hashOf = () => new URL(page.url()).hash;
+    await search.fill('meet');
+    await waitUntil(async () => (await page.getByRole('article').count()) === 1, 'one article is left');
+    await waitUntil(async () => hashOf() === '#/?q=meet', () => `the address shows the search (${hashOf()})`);
+    const entries = (await page.evaluate('history.length')) as number;
+
+    await page.reload();
+    await page.getByRole('article').filter({ hasText: 'Meeting notes' }).waitFor();
+    assert.equal(await search.inputValue(), 'meet');
+    assert.equal(await page.getByRole('article').count(), 1);
+
+    // The nav's Library link, on the library: no new history entry, the search stays.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Library' }).click();
+    assert.equal(await page.evaluate('history.length'), entries);
+    assert.equal(hashOf(), '#/?q=meet');
+
+    await page.getByRole('article').getByRole('link').click();
+    await page.getByLabel('Title').waitFor();
+    await page.goBack();
+    await page.getByRole('article').filter({ hasText: 'Meeting notes' }).waitFor();
+    assert.equal(await search.inputValue(), 'meet');
+
+    // A link someone shared (typed into the address bar while the library is open): its filters.
+    await page.goto(`${server.url}/#/?type=clip&status=nonsense`);
+    await waitUntil(async () => (await page.getByLabel('Type').inputValue()) === 'clip', 'the Type select shows Clips');
+    assert.equal(await search.inputValue(), '');
+    await waitUntil(async () => (await page.getByRole('article').count()) === 2, 'the two clips are left');
+    await waitUntil(async () => hashOf() === '#/?type=clip', () => `an unknown status is dropped from the address (${hashOf()})`);
+
+    await page.getByLabel('Type').selectOption({ label: 'All' });
+    await waitUntil(async () => hashOf() === '#/', () => `no filters: #/ (${hashOf()})`);
+    await page.getByRole('article').nth(29).waitFor();
+  });
+
   it("times are shown in the browser's own time zone", async () => {
     for (const timezoneId of ['Asia/Kathmandu', 'America/Los_Angeles']) {
       const context = await browser.newContext({ timezoneId, locale: 'en-GB', storageState: await page.context().storageState() });
