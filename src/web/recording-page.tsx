@@ -108,18 +108,26 @@ function Facts({ recording: r }: { recording: Recording }) {
         <dt>Status</dt>
         <dd>{statusLabel(r.status)}</dd>
       </div>
-      {r.deviceId && (
-        <div>
-          <dt>Device</dt>
-          <dd>
-            <code>{r.deviceId}</code>
-          </dd>
-        </div>
-      )}
+      {r.deviceId && <DeviceFact id={r.deviceId} />}
       <div>
         <dt>Revision</dt>
         <dd>{r.revision}</dd>
       </div>
     </dl>
+  );
+}
+
+/** The device by its name (the id beside it); the id alone until the devices are loaded, or if it is gone. */
+function DeviceFact({ id }: { id: string }) {
+  const devices = useLoad(() => api.devices(), []);
+  const name = devices.value?.find((d) => d.id === id)?.name;
+  return (
+    <div>
+      <dt>Device</dt>
+      <dd dir="auto">
+        {name ? `${name} ` : ''}
+        <code>{id}</code>
+      </dd>
+    </div>
   );
 }

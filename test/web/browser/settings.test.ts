@@ -81,6 +81,11 @@ describe('web app: devices, API keys, webhooks and deliveries', () => {
     await page.getByLabel('Device').selectOption({ label: 'Everyday ring' });
     await waitUntil(async () => (await page.getByRole('article').count()) === 1, 'only the ring capture is left');
     assert.match(await page.getByRole('article').innerText(), /From the ring/);
+    // Its page names the device, the id beside the name.
+    await page.getByRole('article').getByRole('link').click();
+    await page.getByText('Everyday ring ring-1').waitFor();
+    await page.goBack();
+    await waitUntil(async () => (await page.getByRole('article').count()) === 1, 'back to the ring capture alone');
     await page.getByLabel('Status').selectOption('failed');
     await page.getByText('No recordings match.').waitFor();
     await page.getByRole('button', { name: 'Clear search and filters' }).click();
