@@ -67,14 +67,17 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
         202: { description: 'Accepted: the message was a notification or a response' },
         400: { description: 'Not a JSON-RPC message, or an Accept header without application/json and text/event-stream' },
         401: { description: 'No or invalid credentials' },
-        429: { description: 'The credential\'s rate limit (each POST counts)' },
+        429: { description: 'The credential\'s rate limit (each POST counts, a batch as the messages it holds)' },
       },
       directAnswer: true,
+      // A batch counts as the messages it holds, as if each were POSTed alone.
+      requestsInBody: (body) => (Array.isArray(body) ? body.length : 1),
     },
     async (c, { body, principal }) => {
-      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer }] = await loadSdk();
+      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }] = await loadSdk();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      const server = toolServer({ services: deps.services, principal, requestId: requestId(c), logError });
+      const batchBudget = Array.isArray(body) && body.length > 1 ? { left: BATCH_RESULT_CHARS } : undefined;
+      const server = toolServer({ services: deps.services, principal, requestId: requestId(c), logError, batchBudget });
       try {
         await server.connect(transport);
         const res = await transport.handleRequest(c.req.raw, { parsedBody: body });

@@ -58,6 +58,12 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   forwardedBudget?: (body: Out<B>) => string;
   /** A route other than GET that writes nothing (a 405 answer): answered here, never forwarded. */
   writesNothing?: true;
+  /**
+   * How many requests the parsed body stands for (a JSON-RPC batch of MCP messages: one each).
+   * Each one beyond the first is counted against the credential's rate limit, on the main thread
+   * before a hand-over, as if sent alone; a batch the limit has no room for is refused whole (429).
+   */
+  requestsInBody?: (body: Out<B>) => number;
 }
 
 /** A rate-limit budget a request was counted against, and the time it was (RateLimiter.count). */
@@ -310,18 +316,49 @@ export class ApiRouter {
      * are those of one process: an id the route refuses is a 400 whatever the body, and a DELETE
      * is not refused for a body it ignores (nor kept waiting for one that never comes).
      */
-    const forward = async (c: Context<AppEnv>, writer: WriteForwarder, counted: Counted[]): Promise<Response> => {
+    const forward = async (c: Context<AppEnv>, writer: WriteForwarder, counted: Counted[], principal: Principal | undefined): Promise<Response> => {
       if (spec.params) parseWith('path', spec.params, c.req.param());
       if (spec.query) parseWith('query', spec.query, singleQuery(c, spec.query));
       const id = requestId(c);
       const bytes = spec.body ? await readBodyBytes(c) : undefined;
-      if (spec.body && spec.forwardedBudget) {
-        const budget = spec.forwardedBudget(parseBody(spec.body, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) as Out<B>);
-        const { headers, at } = deps.rateLimiter.count(budget);
-        c.set('answerHeaders', headers);
-        counted.push({ budget, at });
+      if (spec.body && (spec.forwardedBudget || spec.requestsInBody)) {
+        const body = parseBody(spec.body, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) as Out<B>;
+        if (principal) countRest(c, principal, body, counted);
+        if (spec.forwardedBudget) {
+          const budget = spec.forwardedBudget(body);
+          const { headers, at } = deps.rateLimiter.count(budget);
+          c.set('answerHeaders', headers);
+          counted.push({ budget, at });
+        }
       }
       return forwardWrite(c, writer, id, bytes);
+    };
+    /**
+     * The requests a body stands for beyond the one counted at admission (requestsInBody), counted
+     * against the caller's credential; all or none: a batch the limit has no room for is refused
+     * whole, and what it had counted is given back. `counted`: a write's record, for a later give-back.
+     */
+    const countRest = (c: Context<AppEnv>, principal: Principal, body: Out<B>, counted: Counted[] | undefined): void => {
+      const more = (spec.requestsInBody?.(body) ?? 1) - 1;
+      const taken: Counted[] = [];
+      let headers: Record<string, string> | undefined;
+      try {
+        for (let i = 0; i < more; i++) {
+          const t = deps.rateLimiter.count(principal.credentialId);
+          headers = t.headers;
+          taken.push({ budget: principal.credentialId, at: t.at });
+        }
+      } catch (e) {
+        for (const { budget, at } of taken) deps.rateLimiter.giveBack(budget, at);
+        if (e instanceof AppError && e.code === 'rate_limited') {
+          throw new AppError('rate_limited', `${e.message} (this batch holds ${more + 1} messages, each counted as a request)`, e.headers);
+        }
+        throw e;
+      }
+      counted?.push(...taken);
+      if (!headers) return;
+      if (spec.directAnswer || writes) c.set('answerHeaders', headers);
+      else for (const [name, value] of Object.entries(headers)) c.header(name, value);
     };
     // Only a write can be refused because the writer thread is away (below): a read keeps no record
     // of what it was counted against.
@@ -359,12 +396,18 @@ export class ApiRouter {
         }
       }
       // Admitted: the writer thread does the rest (and the checks above again, but for the rate limit).
-      if (writes && counted) return forward(c, writes, counted).catch(uncountIfUnavailable(counted));
+      if (writes && counted) return forward(c, writes, counted, principal).catch(uncountIfUnavailable(counted));
       const params = spec.params ? parseWith('path', spec.params, c.req.param()) : undefined;
       const query = spec.query ? parseWith('query', spec.query, singleQuery(c, spec.query)) : undefined;
       const run = (body: unknown) => handler(c, { params, query, body, principal: principal as Principal } as RouteInput<Out<P>, Out<Q>, Out<B>>);
       const bodySchema = spec.body;
-      const result = bodySchema ? readJsonBody(c).then((raw) => run(parseBody(bodySchema, raw, spec.bodyOptional))) : run(undefined);
+      const result = bodySchema
+        ? readJsonBody(c).then((raw) => {
+            const body = parseBody(bodySchema, raw, spec.bodyOptional);
+            if (spec.requestsInBody && principal) countRest(c, principal, body as Out<B>, counted);
+            return run(body);
+          })
+        : run(undefined);
       // A create's service call (writerCall) may be refused so too.
       return counted && result instanceof Promise ? result.catch(uncountIfUnavailable(counted)) : result;
     };

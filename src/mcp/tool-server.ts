@@ -8,6 +8,7 @@ import { jsonSchema } from '../http/openapi';
 import { parseWith } from '../http/router';
 import { can, type Principal } from '../permissions';
 import type { Services } from '../services';
+import { PAGE_BYTES } from '../services/recording-search';
 import { TOOLS, type Tool, type ToolResult } from './tools';
 
 export const SERVER_INFO = { name: 'reclib', version: '0.1.0' };
@@ -41,7 +42,20 @@ export interface ToolServerOptions {
   principal: Principal;
   requestId: string;
   logError: (line: string) => void;
+  /**
+   * For a batch (several messages in one POST): how many characters of tool results it may still
+   * answer with. Once spent, the batch's further calls are isError results saying to send them
+   * alone: the whole batch is answered at once, and 100 list calls of 4 MB pages held gigabytes.
+   */
+  batchBudget?: { left: number };
 }
+
+/** Characters of tool results one batch may hold (two full pages: src/services/recording-search.ts PAGE_BYTES). */
+export const BATCH_RESULT_CHARS = 2 * PAGE_BYTES;
+
+/** About the size of a result as JSON: its text and its structured content. */
+const resultChars = (r: ToolResult): number =>
+  r.content.reduce((n, c) => n + c.text.length, 0) + (r.structuredContent ? JSON.stringify(r.structuredContent).length : 0);
 
 /** Runs one tool call: permission, arguments, then the tool; what the caller can fix is an isError result. */
 export async function callTool(name: string, args: unknown, o: ToolServerOptions): Promise<ToolResult> {
@@ -50,8 +64,19 @@ export async function callTool(name: string, args: unknown, o: ToolServerOptions
   if (!can(o.principal, t.permission)) {
     return toolError(`This credential lacks the ${t.permission} permission, which ${t.name} needs; use an API key that has ${t.permission}.`);
   }
+  const budget = o.batchBudget;
+  if (budget && budget.left <= 0) {
+    return toolError(`This batch's results already hold about ${Math.round(BATCH_RESULT_CHARS / 1024 / 1024)} MB, its limit: send ${t.name} again in a POST of its own.`);
+  }
+  // Charged as soon as a result exists: the calls of a batch start one after another without
+  // waiting for each other, and a synchronous tool (list, search, get) is done before the next starts.
+  const charge = (r: ToolResult): ToolResult => {
+    if (budget) budget.left -= resultChars(r);
+    return r;
+  };
   try {
-    return await t.run({ services: o.services, principal: o.principal }, parseWith('arguments', t.input, args ?? {}));
+    const out = t.run({ services: o.services, principal: o.principal }, parseWith('arguments', t.input, args ?? {}));
+    return charge(out instanceof Promise ? await out : out);
   } catch (e) {
     if (e instanceof AppError) return toolError(e.message);
     // As app.ts onError: nothing about internals goes to the caller or the log line.

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { harness, type Harness } from '../helpers/harness';
+import { serveInProcess } from '../helpers/in-process-server';
 import { call, mcpClient, serve, textOf, type Served } from '../helpers/mcp';
 import { v1Created, v1Put } from '../helpers/v1-client';
 
@@ -300,6 +301,67 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     assert.equal(res.json.error.code, 'rate_limited');
     await client.close();
     await served.close();
+  });
+
+  const listCall = (id: number, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_recordings', arguments: args } });
+  const batchOf = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' }));
+
+  it('a batch counts as the messages it holds; one the limit has no room for is refused whole, naming its size', async () => {
+    const h = harness({ rateLimit: 10 });
+    const key = h.key();
+    const four = await h.req('POST', '/mcp', { token: key, body: batchOf(4), headers: ACCEPT });
+    assert.equal(four.status, 200, four.text);
+    assert.equal(four.json.length, 4);
+    assert.equal(four.headers.get('ratelimit-remaining'), '6');
+    const seven = await h.req('POST', '/mcp', { token: key, body: batchOf(7), headers: ACCEPT });
+    assert.equal(seven.status, 429);
+    assert.equal(seven.json.error.code, 'rate_limited');
+    assert.match(seven.json.error.message, /this batch holds 7 messages, each counted as a request/);
+    assert.ok(seven.headers.get('retry-after'));
+    // The refused batch cost one request (the POST itself), not the six it could have counted.
+    const one = await h.req('POST', '/mcp', { token: key, body: INIT, headers: ACCEPT });
+    assert.equal(one.headers.get('ratelimit-remaining'), '4');
+  });
+
+  it('on serve (writes answered by the writer thread) a batch is counted the same, before the hand-over', async (t) => {
+    const served = await serveInProcess(t, { rateLimit: 10 });
+    const { key } = served.account();
+    const post = (body: unknown) =>
+      fetch(`${served.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...ACCEPT }, body: JSON.stringify(body) });
+    const four = await post(batchOf(4));
+    assert.equal(four.status, 200);
+    assert.equal(((await four.json()) as unknown[]).length, 4);
+    assert.equal(four.headers.get('ratelimit-remaining'), '6');
+    const seven = await post(batchOf(7));
+    assert.equal(seven.status, 429);
+    assert.match(((await seven.json()) as { error: { message: string } }).error.message, /batch holds 7 messages/);
+  });
+
+  it("a batch's tool results are bounded: once they hold about 8 MB, its further calls are isError results saying to send them alone", async () => {
+    const h = harness();
+    const key = h.key();
+    // Twelve recordings of ~1.2 MB (title and transcript): a page of list_recordings is cut at 4 MB.
+    for (let i = 0; i < 12; i++) {
+      const res = await h.req('POST', '/api/v2/recordings', {
+        token: key,
+        body: { type: 'memo', title: `${i} ${'t'.repeat(600_000)}`, transcript: 'w '.repeat(300_000) },
+        headers: { 'idempotency-key': `big-${i}` },
+      });
+      assert.equal(res.status, 201);
+    }
+    const calls = Array.from({ length: 6 }, (_, i) => listCall(i + 1, { limit: 50 }));
+    const res = await h.req('POST', '/mcp', { token: key, body: calls, headers: ACCEPT });
+    assert.equal(res.status, 200);
+    const answers = res.json as Array<{ id: number; result: { isError?: boolean; content: Array<{ text: string }> } }>;
+    assert.equal(answers.length, 6);
+    const refused = answers.filter((a) => a.result.isError);
+    assert.ok(refused.length >= 3 && refused.length <= 4, `${refused.length} of 6 refused`);
+    assert.ok(answers.slice(0, 6 - refused.length).every((a) => !a.result.isError), 'the first ones are answered');
+    assert.match(refused[0]!.result.content[0]!.text, /its limit: send list_recordings again in a POST of its own/);
+    assert.ok(res.text.length < 20 * 1024 * 1024, `the answer is ${Math.round(res.text.length / 1024 / 1024)} MB`);
+    // Alone, the same call is answered.
+    const alone = await h.req('POST', '/mcp', { token: key, body: listCall(9, { limit: 50 }), headers: ACCEPT });
+    assert.equal(alone.json.result.isError, undefined);
   });
 
   it('is described in the v2 OpenAPI document', async () => {
