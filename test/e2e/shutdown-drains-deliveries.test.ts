@@ -48,4 +48,33 @@ describe('docs/decisions.md §1: SIGTERM drains webhook deliveries', () => {
     }
     assert.equal(receiver.requests.length, 1, 'nothing is sent again');
   });
+
+  it('a delivery still on the wire when the grace ends keeps its lease: the process says so and is gone within 8 s of the signal', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-drain-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const db = path.join(dir, 'reclib.db');
+    const receiver = await startReceiver(() => 'hang');
+    t.after(() => receiver.close());
+    const server = await startServe(['--db', db, '--webhook-allow', '127.0.0.1', '--delivery-timeout-ms', '30000']);
+    t.after(() => server.stop('SIGKILL'));
+    const { account } = await cliJson(['accounts', 'create', '--db', db, '--name', 'owner']);
+    const { session } = await cliJson(['sessions', 'create', '--db', db, '--account', account.id]);
+    const auth = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' };
+    const hook = await fetch(`${server.url}/api/v2/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url, events: ['recording.created'] }) });
+    assert.equal(hook.status, 201);
+    const rec = await fetch(`${server.url}/api/v2/recordings`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'hang-1' }, body: JSON.stringify({ type: 'clip', transcript: 'never answered' }) });
+    assert.equal(rec.status, 201);
+    await receiver.waitForRequests(1);
+    const started = Date.now();
+    assert.equal(await server.stop('SIGTERM'), 0, server.stderr());
+    const took = Date.now() - started;
+    assert.ok(took < 8_000, `exited ${took} ms after SIGTERM`);
+    assert.match(server.stdout() + server.stderr(), /with work in flight: a webhook delivery still on the wire keeps its lease/);
+    const file = openSqlite(db, { readonly: true });
+    try {
+      assert.deepEqual(file.prepare('SELECT status FROM deliveries').all(), [{ status: 'queued' }], 'not given up: sent again after the next start');
+    } finally {
+      file.close();
+    }
+  });
 });
