@@ -22,6 +22,8 @@ const ConfigSchema = v.object({
       v.string(),
       v.url('public-url must be a URL'),
       v.check((u) => /^https?:\/\/[^/?#]/i.test(u), 'public-url must be an http:// or https:// URL (the address clients reach this server at)'),
+      // A path is kept (a server behind a proxy under /reclib/); a query or fragment would be dropped.
+      v.check((u) => !/[?#]/.test(u), 'public-url must not have a query or fragment (?… #…): it is the address clients reach this server at'),
     ),
   ),
   // Parsed here, once: every reader takes Config.allowList.
@@ -50,6 +52,7 @@ const ConfigSchema = v.object({
     v.pipe(
       v.string(),
       v.minLength(16, 'metrics-token must be at least 16 characters (it guards /metrics)'),
+      v.maxLength(512, 'metrics-token must be at most 512 characters (as a Bearer token of the API)'),
       v.regex(/^[\x21-\x7e]+$/, 'metrics-token must be printable ASCII without spaces (it is sent as a Bearer token)'),
     ),
   ),

@@ -110,6 +110,8 @@ describe('configuration: flags, environment, defaults', () => {
       [{ publicUrl: 'not a url' }, /public-url/],
       [{ publicUrl: 'ftp://files.example.org' }, /public-url must be an http:\/\/ or https:\/\/ URL/],
       [{ publicUrl: 'mailto:me@example.org' }, /public-url/],
+      [{ publicUrl: 'https://rec.example.org/reclib?token=1' }, /public-url must not have a query or fragment/],
+      [{ publicUrl: 'https://rec.example.org/#/' }, /public-url must not have a query or fragment/],
       [{ db: '' }, /db/],
       [{ durability: 'fast' }, /\(--durability\): durability must be full or normal/],
       [{ deliveries: 'no' }, /\(--deliveries\): deliveries must be on or off/],

@@ -8,7 +8,7 @@ import type { Metrics } from '../observe/metrics';
 import type { AppEnv } from './env';
 import { requestHeader } from './node-request';
 import { markRoute } from './request-observer';
-import { setRequestId } from './router';
+import { BEARER, setRequestId } from './router';
 
 export const METRICS_PATH = '/metrics';
 
@@ -21,12 +21,13 @@ export function registerMetricsRoute(
   refuse: (c: Context<AppEnv>, message: string) => Response,
 ): void {
   // Compared as digests: timingSafeEqual needs equal lengths, and the digest hides the token's length.
-  const expected = digest(`Bearer ${token}`);
+  // The scheme is read as the API reads it (case-insensitive, RFC 9110 §11.1).
+  const expected = digest(token);
   app.get(METRICS_PATH, async (c) => {
     setRequestId(c);
     markRoute(c, METRICS_PATH);
-    const given = requestHeader(c, 'authorization');
-    if (given === undefined || !timingSafeEqual(digest(given.trim()), expected)) {
+    const given = BEARER.exec(requestHeader(c, 'authorization') ?? '')?.[1];
+    if (given === undefined || !timingSafeEqual(digest(given), expected)) {
       c.header('WWW-Authenticate', 'Bearer realm="metrics"');
       return refuse(c, 'GET /metrics needs Authorization: Bearer <the --metrics-token value>');
     }

@@ -62,6 +62,7 @@ function hashPassword(password: string): string {
  */
 export function checkAccountInput(name: string | undefined, password: string | undefined): void {
   if (name !== undefined && !name.trim()) throw invalid('name must not be empty');
+  if (name !== undefined && name.trim().length > 200) throw invalid('name must be at most 200 characters');
   if (password !== undefined && password.length < 8) throw invalid('password must be at least 8 characters');
 }
 

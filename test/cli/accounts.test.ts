@@ -25,3 +25,14 @@ describe('accounts create refuses a taken name', () => {
     assert.deepEqual(list.accounts.map((a: { name: string }) => a.name), ['Alice']);
   });
 });
+
+describe('accounts create bounds the name', () => {
+  it('a name over 200 characters exits 1 saying so, and creates nothing (as for key names)', async () => {
+    const db = path.join(dir, 'long.db');
+    const r = await runCli(['accounts', 'create', '--db', db, '--name', 'a'.repeat(201)]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /name must be at most 200 characters/);
+    assert.equal(fs.existsSync(db), false, 'no database file started for it');
+    assert.equal((await runCli(['accounts', 'create', '--db', db, '--name', 'a'.repeat(200)])).code, 0);
+  });
+});

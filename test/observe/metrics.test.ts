@@ -40,6 +40,8 @@ describe('GET /metrics', () => {
     const ok = await h.req('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(ok.status, 200);
     assert.match(ok.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    // The scheme is case-insensitive, as for the API.
+    assert.equal((await h.req('GET', '/metrics', { headers: { authorization: `bearer  ${TOKEN}` } })).status, 200);
   });
 
   it('counts requests by method, route template and status, never by id, and unknown paths as one route', async (t) => {
