@@ -41,8 +41,34 @@ export function fsyncFile(file: string): void {
   }
 }
 
+/**
+ * A failure writing the copy as the person reads it: naming the backup file, not the database
+ * (SQLite's "database or disk is full" read as if the library itself were full), without Node's
+ * raw "ENOENT: …, open '…'".
+ */
+export function backupFailure(file: string, e: unknown): unknown {
+  if (e instanceof BackupError) return e;
+  const { code, message } = e as { code?: unknown; message?: unknown };
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+    return new BackupError('backup_failed', `backup file ${file}: no space left on the device it is on; nothing was kept`);
+  }
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code) && typeof message === 'string') {
+    const what = /^E[A-Z]+: ([^,]+)/.exec(message)?.[1] ?? message;
+    return new BackupError('backup_failed', `backup file ${file}: ${what} (${code}); nothing was kept`);
+  }
+  return e;
+}
+
 export async function backupDatabase(db: Db, to: string, masterSecret: Buffer): Promise<BackupResult> {
   const file = path.resolve(to);
+  try {
+    return await copyInto(db, file, masterSecret);
+  } catch (e) {
+    throw backupFailure(file, e);
+  }
+}
+
+async function copyInto(db: Db, file: string, masterSecret: Buffer): Promise<BackupResult> {
   const secretFile = `${file}.secret`;
   for (const f of [file, secretFile]) if (fs.existsSync(f)) throw new BackupError('file_exists', `${f} already exists; a backup never overwrites: choose a new file`);
   const problem = pathProblem(file);

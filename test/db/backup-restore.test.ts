@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { backupFailure } from '../../src/db/backup';
 import { openSqlite } from '../../src/db/sqlite';
 import { Webhook } from 'standardwebhooks';
 import { cliJson, runCli, startServe } from '../helpers/bundle';
@@ -56,6 +57,21 @@ describe('reclib backup', () => {
     assert.equal((await runCli(['backup', '--db', db, '--to', to])).code, 1);
     assert.equal(fs.readFileSync(to, 'utf8'), 'mine');
     assert.equal(fs.existsSync(`${to}.secret`), false);
+  });
+
+  it('a target it cannot write names the backup file and says why (not the database, not a raw errno line)', async () => {
+    const dir = freshDir();
+    const { db } = await library(dir);
+    const r = await runCli(['backup', '--db', db, '--to', '/proc/reclib-backup.db', '--json']);
+    assert.equal(r.code, 1);
+    const { error } = JSON.parse(r.stderr);
+    assert.equal(error.code, 'backup_failed');
+    assert.match(error.message, /^backup file \/proc\/reclib-backup\.db: no such file or directory \(ENOENT\); nothing was kept$/);
+    // A full disk: SQLite says "database or disk is full" (SQLITE_FULL), about the copy.
+    const full = backupFailure('/mnt/x/b.db', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })) as Error;
+    assert.equal(full.message, 'backup file /mnt/x/b.db: no space left on the device it is on; nothing was kept');
+    const other = new Error('something else');
+    assert.equal(backupFailure('/b.db', other), other, 'anything else goes on as it was');
   });
 });
 
