@@ -164,7 +164,19 @@ describe('the CLI exits with code 2 and a clear message on bad configuration', (
     assert.match(unknown.stderr, /unknown option/);
     const badInt = await runCli(['keys', 'create', '--db', db, '--account', 'acc_x', '--name', 'k', '--permissions', 'events:read', '--expiry', 'soon']);
     assert.equal(badInt.code, 2, badInt.stderr);
-    assert.match(badInt.stderr, /--expiry must be a whole number/);
+    assert.match(badInt.stderr, /--expiry must be a whole number from 1 to 365/);
     assert.doesNotMatch(badInt.stderr, /\n\s+at /, 'no stack trace');
+    // Out of range is the same kind of mistake: exit 2 too (it was 1, from the service's check).
+    for (const [flag, value] of [['--expiry', '0'], ['--expiry', '366']] as const) {
+      const r = await runCli(['keys', 'create', '--db', db, '--account', 'acc_x', '--name', 'k', '--permissions', 'events:read', flag, value]);
+      assert.equal(r.code, 2, `${flag} ${value}: ${r.stderr}`);
+      assert.match(r.stderr, /--expiry must be a whole number from 1 to 365/);
+    }
+    const host = await runCli(['serve', '--db', path.join(tmp(), 's.db'), '--host', '999.1.1.1', '--port', '0']);
+    assert.equal(host.code, 2, host.stderr);
+    assert.match(host.stderr, /^reclib: invalid configuration \(--host\): cannot listen on "999\.1\.1\.1": not an address of this machine \(ENOTFOUND|EAI_AGAIN\)/);
+    const ttl = await runCli(['sessions', 'create', '--db', db, '--account', 'acc_x', '--ttl-hours', '0']);
+    assert.equal(ttl.code, 2, ttl.stderr);
+    assert.match(ttl.stderr, /--ttl-hours must be a whole number from 1 to 8784/);
   });
 });

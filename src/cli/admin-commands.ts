@@ -48,7 +48,7 @@ export function registerAdminCommands(program: Command): void {
   const sessions = program.command('sessions').description('manage sign-in sessions');
   common(sessions.command('create').description('create a session token for an account'))
     .requiredOption('--account <id>', 'account id')
-    .addOption(intOption('--ttl-hours <n>', 'lifetime in hours (default 720 = 30 days)'))
+    .addOption(intOption('--ttl-hours <n>', 'lifetime in hours, 1-8784 (default 720 = 30 days)', 1, 24 * 366))
     .action((opts: CommonOpts & { account: string; ttlHours?: number }) =>
       withServices(opts, (s) => {
         const session = s.auth.createSession(opts.account, opts.ttlHours);
@@ -79,7 +79,7 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .requiredOption('--name <name>', 'key name')
     .requiredOption('--permissions <list>', 'comma list, e.g. recordings:read,recordings:create')
-    .addOption(intOption('--expiry <days>', 'lifetime in days, 1-365 (default 90)'))
+    .addOption(intOption('--expiry <days>', 'lifetime in days, 1-365 (default 90)', 1, 365))
     .action((opts: CommonOpts & { account: string; name: string; permissions: string; expiry?: number }) =>
       withServices(opts, (s) => {
         const r = s.auth.createKey(opts.account, { name: opts.name, permissions: commaList(opts.permissions), expiry: opts.expiry });

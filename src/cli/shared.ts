@@ -45,9 +45,11 @@ export async function withServices(opts: CommonOpts, action: (s: Services) => vo
   }
 }
 
-export const intOption = (flag: string, description: string) =>
+/** A whole-number option from `min` to `max`; anything else is a usage error (exit 2) naming the option and its range. */
+export const intOption = (flag: string, description: string, min: number, max: number) =>
   new Option(flag, description).argParser((v: string) => {
     // InvalidArgumentError: commander reports it as a usage error (exit 2), not a crash.
-    if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${flag.split(' ')[0]} must be a whole number`);
-    return Number(v);
+    const n = /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!(n >= min && n <= max)) throw new InvalidArgumentError(`${flag.split(' ')[0]} must be a whole number from ${min} to ${max}`);
+    return n;
   });
