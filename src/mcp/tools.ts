@@ -8,6 +8,7 @@ import { randomBase62 } from '../ids';
 import { can, type Permission, type Principal } from '../permissions';
 import { recordingJson, type RecordingJson, type RecordingRow } from '../services/recording-model';
 import type { Services } from '../services';
+import { parseQuery } from '../services/search-plan';
 import { snippet } from './snippet';
 import { CreatedOutput, CreateNoteArgs, GetArgs, ListArgs, ListOutput, RecordingOutput, SearchArgs } from './tool-schemas';
 
@@ -86,6 +87,18 @@ function recordingText(r: RecordingJson): string {
 
 const result = (text: string, structuredContent: Record<string, unknown>): ToolResult => ({ content: [{ type: 'text', text }], structuredContent });
 
+/** A listing whose refused cursor is named as the assistant knows it, not by the HTTP route it shares. */
+function mcpCursor<T>(list: () => T): T {
+  try {
+    return list();
+  } catch (e) {
+    if (e instanceof AppError && e.message.startsWith('cursor: not a cursor')) {
+      throw invalid('arguments.cursor: not a nextCursor returned by this tool with the same arguments (query, type, from, to)');
+    }
+    throw e;
+  }
+}
+
 export const TOOLS: readonly Tool[] = [
   tool({
     name: 'search_recordings',
@@ -101,7 +114,12 @@ export const TOOLS: readonly Tool[] = [
       const from = a.from === undefined ? undefined : timeArg('from', a.from);
       const to = a.to === undefined ? undefined : timeArg('to', a.to);
       if (from !== undefined && to !== undefined && from > to) throw invalid('arguments.from: must not be after arguments.to');
-      const { rows, nextCursor } = services.recordings.list(principal, { q: a.query, type: a.type, from, to, limit: a.limit, cursor: a.cursor });
+      // The HTTP API lists everything for a q without words (each of its none matches); an
+      // assistant asked to search would read that as every recording matching.
+      if (parseQuery(a.query).length === 0) {
+        throw invalid(`arguments.query: ${JSON.stringify(a.query)} has no words to search for (letters or numbers); use list_recordings to browse`);
+      }
+      const { rows, nextCursor } = mcpCursor(() => services.recordings.list(principal, { q: a.query, type: a.type, from, to, limit: a.limit, cursor: a.cursor }));
       const page = listed(rows, nextCursor, a.query);
       return result(listingText(page, `Recordings matching "${a.query}", newest first:`, `No recordings match "${a.query}".`), page);
     },
@@ -115,7 +133,7 @@ export const TOOLS: readonly Tool[] = [
     output: ListOutput,
     readOnly: true,
     run({ services, principal }, a) {
-      const { rows, nextCursor } = services.recordings.list(principal, { type: a.type, limit: a.limit, cursor: a.cursor });
+      const { rows, nextCursor } = mcpCursor(() => services.recordings.list(principal, { type: a.type, limit: a.limit, cursor: a.cursor }));
       const page = listed(rows, nextCursor, undefined);
       return result(listingText(page, 'Recordings, newest first:', 'There are no recordings.'), page);
     },
