@@ -70,14 +70,20 @@ export const GetArgs = v.strictObject({
   id: v.pipe(Id, v.description('The recording id (rec_…), as returned by search_recordings or list_recordings')),
 });
 
+/** A note's text: well inside the 1.5 MB body of a POST, whatever its characters' UTF-8 length (JSON escapes aside). */
+const NOTE_MAX_CHARS = 400_000;
+
 export const CreateNoteArgs = v.strictObject({
   text: v.pipe(
     v.string(),
     v.minLength(1, 'must not be empty'),
     v.check((s) => s.trim() !== '', 'must not be empty'),
-    v.description('The note itself; stored as the transcript, so it is searchable at once'),
+    // Announced in the schema, so an assistant knows before it sends: a POST to /mcp is at most
+    // 1.5 MB (MAX_JSON_BYTES), and a bigger one is refused by HTTP (413), not as a tool result.
+    v.maxLength(NOTE_MAX_CHARS, `must be at most ${NOTE_MAX_CHARS.toLocaleString('en-US')} characters`),
+    v.description(`The note itself; stored as the transcript, so it is searchable at once. At most ${NOTE_MAX_CHARS.toLocaleString('en-US')} characters`),
   ),
-  title: v.optional(v.pipe(v.string(), v.description('A short title; default none'))),
+  title: v.optional(v.pipe(v.string(), v.maxLength(1_000, 'must be at most 1,000 characters'), v.description('A short title; default none'))),
   type: v.optional(v.pipe(v.picklist(RECORDING_TYPES, 'must be "clip" or "memo"'), v.description('"memo" (default) or "clip"')), 'memo'),
 });
 

@@ -51,6 +51,9 @@ describe('MCP tools over Streamable HTTP', () => {
     assert.deepEqual(byName.get_recording!.inputSchema.required, ['id']);
     assert.deepEqual(byName.create_note!.inputSchema.required, ['text']);
     assert.equal(props('create_note').type!.default, 'memo');
+    // The limits an assistant can know before it sends (a POST is at most 1.5 MB).
+    assert.equal((props('create_note').text as { maxLength?: number }).maxLength, 400_000);
+    assert.equal((props('create_note').title as { maxLength?: number }).maxLength, 1_000);
     assert.deepEqual(props('list_recordings').type!.enum, ['clip', 'memo']);
     for (const t of tools) {
       assert.ok((t.description ?? '').length > 40, `${t.name} has a description`);
@@ -161,6 +164,7 @@ describe('MCP tools over Streamable HTTP', () => {
       ['get_recording', { id: '../etc' }, /arguments\.id/],
       ['create_note', { text: '   ' }, /arguments\.text: must not be empty/],
       ['create_note', { text: 'x', type: 'song' }, /arguments\.type/],
+      ['create_note', { text: 'x'.repeat(400_001) }, /^arguments\.text: must be at most 400,000 characters/],
     ];
     for (const [name, args, message] of cases) {
       const r = await call(client, name, args);
