@@ -61,17 +61,36 @@ export class EventService {
     return row;
   }
 
+  /**
+   * Refuses a starting point past the newest event: no feed gave it out. It comes from before a
+   * `reclib restore` (ids go back to the backup's), and starting there would silently skip the
+   * events that take those ids again. Compared with the server's newest id, not the account's:
+   * ids are one sequence for every account, and that maximum only grows, so a write committed
+   * meanwhile cannot make a start we gave out look past the end. `named` is how the request gave
+   * it (e.g. "Last-Event-ID 61009"), `instead` what to do.
+   */
+  checkStart(afterSeq: number, named: string, instead: string): void {
+    if (afterSeq === 0) return;
+    const newest = this.store.lastSeq();
+    if (afterSeq > newest) {
+      throw invalid(`${named} is after the newest event (${newest}): was the database restored from a backup? ${instead}`);
+    }
+  }
+
   /** v2 feed page: events after the cursor; nextCursor is never null (docs/decisions.md §5). */
   feed(accountId: string, cursor: string | undefined, limit: number): { events: EventJson[]; nextCursor: string } {
     const after = cursor === undefined ? 0 : decodeEventCursor(cursor);
     const rows = this.store.page(accountId, after, limit);
     const last = rows[rows.length - 1];
+    // Only an empty page can have started past the end (a page with events started before one).
+    if (!last) this.checkStart(after, 'cursor: it points to an event id that', 'Start again without a cursor (from the first event)');
     return { events: rows.map(eventJson), nextCursor: last ? encodeEventCursor(last.seq) : (cursor ?? encodeEventCursor(0)) };
   }
 
   /** v1 feed page: integer cursor and hasMore. */
   feedV1(accountId: string, after: number, limit: number): { events: EventJson[]; cursor: number; hasMore: boolean } {
     const rows = this.store.page(accountId, after, limit + 1);
+    if (rows.length === 0) this.checkStart(after, `after=${after}`, 'Start again with after=0, or with an event id you have');
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return { events: page.map(eventJson), cursor: last ? last.seq : after, hasMore: rows.length > limit };

@@ -111,6 +111,17 @@ describe('v2 GET /events', () => {
     }
   });
 
+  it('a cursor past the newest event (kept from before a restore) gives 400 saying so; the cursor of the newest event is caught up', async () => {
+    const h = harness();
+    emit(h, 2);
+    const newest = h.services.events.store.lastSeq();
+    const past = 'evc1.' + Buffer.from(`seq:${newest + 6}`).toString('base64url');
+    const res = await v2(h, `?cursor=${past}`);
+    assertError(res, 400, 'invalid_request', `^cursor: .* is after the newest event \\(${newest}\\): was the database restored from a backup\\?`);
+    const caughtUp: string = (await v2(h)).json.nextCursor;
+    assert.deepEqual((await v2(h, `?cursor=${caughtUp}`)).json, { events: [], nextCursor: caughtUp });
+  });
+
   it("another account's events never appear", async () => {
     const h = harness();
     const other = h.services.auth.createAccount('other');
@@ -178,6 +189,15 @@ describe('v1 GET /events', () => {
     for (const [q, field] of [['after=-1', 'after'], ['after=abc', 'after'], ['after=', 'after'], ['after=1.5', 'after'], ['limit=-1', 'limit'], ['limit=x', 'limit']]) {
       assertError(await v1(h, `?${q}`), 400, 'invalid_request', `query.${field}`);
     }
+  });
+
+  it('an after past the newest event (kept from before a restore) gives 400 saying so; after=<the newest> is caught up', async () => {
+    const h = harness();
+    emit(h, 2);
+    const newest = h.services.events.store.lastSeq();
+    assertError(await v1(h, `?after=${newest + 6}`), 400, 'invalid_request', `^after=${newest + 6} is after the newest event \\(${newest}\\): was the database restored`);
+    assertError(await v1(h, `?after=${newest + 1}&limit=0`), 400, 'invalid_request', 'after the newest event');
+    assert.deepEqual((await v1(h, `?after=${newest}`)).json, { events: [], cursor: newest, hasMore: false });
   });
 
   it("another account's events never appear", async () => {

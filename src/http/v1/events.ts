@@ -21,7 +21,8 @@ export function registerEventsV1(r: ApiRouter, deps: HttpDeps): void {
       method: 'get', path: '/events', operationId: 'listEvents', tag: 'events', access: { permission: 'events:read' },
       summary:
         'Recording events with an id above `after` (integer >= 0, default 0), oldest first; `limit` integer >= 0, default 100, ' +
-        `pages above ${MAX_PAGE} are served as ${MAX_PAGE}. Persist the returned cursor after processing the page`,
+        `pages above ${MAX_PAGE} are served as ${MAX_PAGE}. Persist the returned cursor after processing the page. ` +
+        'An `after` past the newest event (one kept from before a restore) gives 400',
       query: Query,
       responses: {
         200: { description: 'A page of events', schema: v.object({ events: v.array(EventSchema), cursor: v.number(), hasMore: v.boolean() }) },

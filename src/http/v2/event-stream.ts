@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import * as v from 'valibot';
 import { invalid } from '../../errors';
 import { MAX_STREAMS_PER_CREDENTIAL, PING_MS } from '../../services/event-stream';
+import type { EventService } from '../../services/events';
 import type { HttpDeps } from '../env';
 import { requestHeader } from '../node-request';
 import { authenticate, type ApiRouter } from '../router';
@@ -38,23 +39,31 @@ const STREAM_HEADERS = {
   connection: 'close',
 };
 
-/** Where the stream starts: Last-Event-ID (what EventSource sends on reconnect) over ?after=. */
-function startAfter(header: string | undefined, after: number | undefined): number | undefined {
+/**
+ * Where the stream starts: Last-Event-ID (what EventSource sends on reconnect) over ?after=. A
+ * start past the newest event is refused (EventService.checkStart): it is an id from before a restore.
+ */
+function startAfter(events: EventService, header: string | undefined, after: number | undefined): number | undefined {
+  const instead = 'Reconnect without it (only new events), or with after=<an event id you have>';
   if (header !== undefined) {
     if (!EVENT_ID.test(header.trim())) throw invalid('Last-Event-ID header must be an event id (the decimal id of a feed event, e.g. "1042")');
-    return Number(header.trim());
+    const seq = Number(header.trim());
+    events.checkStart(seq, `Last-Event-ID ${seq}`, instead);
+    return seq;
   }
+  if (after !== undefined) events.checkStart(after, `after=${after}`, instead);
   return after;
 }
 
 export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
-  const { eventHub } = deps.services;
+  const { eventHub, events } = deps.services;
   r.add(
     {
       method: 'get', path: '/events/stream', operationId: 'streamEvents', tag: 'events', access: { permission: 'events:read' },
       summary:
         'The event feed live, as Server-Sent Events (text/event-stream), in feed order. Resume after a dropped connection by sending the last id ' +
-        'seen as Last-Event-ID (or ?after=): nothing is missed or repeated. New events arrive within 100 ms of their commit. ' +
+        'seen as Last-Event-ID (or ?after=): nothing is missed or repeated; an id past the newest event (one kept from before a restore) gives 400. ' +
+        'New events arrive within 100 ms of their commit. ' +
         `At most ${MAX_STREAMS_PER_CREDENTIAL} open streams per key or session (429 beyond); a reader that stops reading while events wait is disconnected and should resume`,
       query: Query,
       headers: [{ name: 'Last-Event-ID', required: false, description: 'The id of the last event received; the stream starts after it (sent by EventSource on reconnect)' }],
@@ -64,7 +73,7 @@ export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
       },
     },
     (c, { query, principal }) => {
-      const after = startAfter(requestHeader(c, 'last-event-id'), query.after);
+      const after = startAfter(events, requestHeader(c, 'last-event-id'), query.after);
       // HEAD runs this GET handler and drops the body unread: a stream opened for it would never end.
       if (c.req.method === 'HEAD') return c.body(null, 200, STREAM_HEADERS);
       // On the node server: a stalled reader is cut by destroying its socket, and a client that

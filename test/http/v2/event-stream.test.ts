@@ -136,6 +136,44 @@ describe('GET /api/v2/events/stream', () => {
     }
   });
 
+  it('a Last-Event-ID or ?after= past the newest event (kept from before a restore) is 400 saying so, not a stream that skips the ids given out again', async () => {
+    const { h, open } = await setup();
+    emit(h, 3);
+    const newest = h.services.events.store.lastSeq();
+    for (const [p, headers, named] of [
+      [STREAM, { 'Last-Event-ID': String(newest + 6) }, `Last-Event-ID ${newest + 6}`],
+      [`${STREAM}?after=${newest + 6}`, {}, `after=${newest + 6}`],
+      // Last-Event-ID wins over ?after=, for the refusal too.
+      [`${STREAM}?after=0`, { 'Last-Event-ID': String(newest + 1) }, `Last-Event-ID ${newest + 1}`],
+    ] as const) {
+      const r = await open(p, headers);
+      await r.until(() => r.body.includes('}}'), 'the error body');
+      assert.equal(r.status, 400, r.body);
+      const err = JSON.parse(r.body).error;
+      assert.equal(err.code, 'invalid_request');
+      assert.ok(err.message.startsWith(`${named} is after the newest event (${newest}): was the database restored from a backup?`), err.message);
+      r.drop();
+    }
+    assert.equal(h.services.eventHub.size, 0);
+    // The newest id itself is a start we gave out: the next events arrive, none skipped.
+    const r = await open(STREAM, { 'Last-Event-ID': String(newest) });
+    assert.equal(r.status, 200);
+    emit(h, 5);
+    await r.until(() => r.messages.length === 5, 'the five new events');
+    assert.deepEqual(r.messages.map((m) => Number(m.id)), [1, 2, 3, 4, 5].map((i) => newest + i));
+    r.drop();
+  });
+
+  it("the end is the server's newest event (ids are one sequence for every account): an id past this account's last event but not past another's is a start", async () => {
+    const { h, open } = await setup();
+    emit(h, 1);
+    const other = h.services.auth.createAccount('other');
+    h.services.core.writer.write(() => h.services.events.emit(other.id, 'recording.created', 'rec_o', 1, h.clock.now()));
+    const r = await open(`${STREAM}?after=${h.services.events.store.lastSeq()}`);
+    assert.equal(r.status, 200);
+    r.drop();
+  });
+
   it('HEAD answers the stream headers and opens no stream', async () => {
     const { h, key } = await setup();
     const res = await h.app.request('http://127.0.0.1:8080/api/v2/events/stream', { method: 'HEAD', headers: { authorization: `Bearer ${key}` } });
