@@ -98,6 +98,10 @@ export function registerEventStream(r: ApiRouter, deps: HttpDeps): void {
       };
       const node = outgoing ? { disconnect: () => outgoing.destroy(), onClientGone } : {};
       const body = eventHub.open(principal, after, { stillValid, ...node });
+      // The connection's idle timeout (--idle-timeout-ms, which may be shorter than the ping
+      // interval) would cut a quiet stream. The stream bounds itself instead: a ping every PING_MS,
+      // and a reader that takes nothing for a ping interval while its queue is full is cut.
+      outgoing?.socket?.setTimeout(0);
       return c.body(body, 200, STREAM_HEADERS);
     },
   );

@@ -9,7 +9,8 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { after, describe, it } from 'node:test';
-import { loadConfig } from '../../../src/config';
+import { loadConfig, testConfig } from '../../../src/config';
+import type { ConnectionTimeouts } from '../../../src/http/node-server';
 import { startServer } from '../../../src/server';
 import { FOREIGN_CHECK_MS, MAX_STREAMS_PER_CREDENTIAL, PING_MS } from '../../../src/services/event-stream';
 import { FakeTimers } from '../../helpers/fake-timers';
@@ -23,10 +24,10 @@ after(async () => {
   for (const close of servers) await close();
 });
 
-async function setup() {
+async function setup(timeouts?: Partial<ConnectionTimeouts>) {
   const timers = new FakeTimers();
   const h = harness({ rateLimit: 0 }, { timers });
-  const srv = await listening(h.app.fetch);
+  const srv = await listening(h.app.fetch, { ...testConfig(), ...timeouts });
   servers.push(srv.close);
   const key = h.key(['events:read', 'recordings:create', 'recordings:write']);
   const open = (p = STREAM, headers: Record<string, string> = {}, token = key) => SseReader.open(srv.port, p, { authorization: `Bearer ${token}`, ...headers });
@@ -243,6 +244,20 @@ describe('GET /api/v2/events/stream', () => {
     await b.until(() => b.messages.length === 1, 'the foreign event');
     a.drop();
     b.drop();
+  });
+
+  it('an open stream is not cut by --idle-timeout-ms, even one shorter than the ping interval (a quiet stream is not an idle connection)', async () => {
+    // Real time: the idle timeout is the socket's. The ping (fake timer) never comes here.
+    const idleTimeoutMs = 200;
+    const { h, open } = await setup({ idleTimeoutMs });
+    const r = await open();
+    assert.equal(r.status, 200);
+    await new Promise((resolve) => setTimeout(resolve, idleTimeoutMs * 4));
+    assert.ok(!r.closed, 'the stream was cut while quiet');
+    assert.equal(h.services.eventHub.size, 1);
+    emit(h, 1);
+    await r.until(() => r.messages.length === 1, 'the event after the quiet time');
+    r.drop();
   });
 
   it('a key revoked while streaming ends its stream at the next ping', async () => {
