@@ -83,7 +83,7 @@ describe('MCP tools over Streamable HTTP', () => {
     assert.equal(accent.structuredContent.recordings.length, 1);
     const snip: string = accent.structuredContent.recordings[0].snippet;
     assert.ok(snip.startsWith('…') && snip.includes('café'), snip);
-    assert.ok(snip.length <= 162, `snippet is bounded (${snip.length})`);
+    assert.ok(snip.length <= 160, `snippet is bounded, ellipses included (${snip.length})`);
 
     assert.deepEqual((await call(client, 'search_recordings', { query: 'milk eggs' })).structuredContent.recordings.map((x: { id: string }) => x.id), [ids.old]);
     const none = await call(client, 'search_recordings', { query: 'zebra' });

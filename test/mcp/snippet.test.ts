@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SNIPPET_CHARS, snippet } from '../../src/mcp/snippet';
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 const filler = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
 
 describe('snippet', () => {
@@ -15,7 +17,7 @@ describe('snippet', () => {
     const s = snippet(filler(100));
     assert.ok(s.startsWith('word0 word1 '));
     assert.ok(s.endsWith('…'));
-    assert.ok(s.length <= SNIPPET_CHARS + 1);
+    assert.ok(s.length <= SNIPPET_CHARS, `bounded, ellipsis included: ${s.length}`);
     assert.match(s, /word\d+…$/, 'no word is cut in half');
   });
 
@@ -25,7 +27,7 @@ describe('snippet', () => {
       const s = snippet(text, q);
       assert.ok(s.includes('Café Meeting'), `${q}: ${s}`);
       assert.ok(s.startsWith('…') && s.endsWith('…'), s);
-      assert.ok(s.length <= SNIPPET_CHARS + 2, `bounded: ${s.length}`);
+      assert.ok(s.length <= SNIPPET_CHARS, `bounded, ellipses included: ${s.length}`);
     }
   });
 
@@ -41,5 +43,30 @@ describe('snippet', () => {
     const s = snippet(text, 'work');
     assert.ok(!s.includes('homework') || s.includes('work done'), s);
     assert.ok(s.includes('work done'), s);
+  });
+
+  it('never cuts an emoji (a surrogate pair) in half, and stays within SNIPPET_CHARS UTF-16 units with its ellipses', () => {
+    const text = `${'😀'.repeat(300)} kangaroo ${'😀'.repeat(300)}`;
+    for (const [s, what] of [
+      [snippet(text, 'kangaroo'), 'search'],
+      [snippet(text), 'list'],
+    ] as const) {
+      assert.ok(!LONE_SURROGATE.test(s), `${what}: half a character in ${JSON.stringify(s.slice(-3))}`);
+      assert.ok(s.length <= SNIPPET_CHARS, `${what}: ${s.length} units`);
+      assert.ok(s.endsWith('…'), s);
+    }
+    assert.ok(snippet(text, 'kangaroo').includes('kangaroo'));
+    // Every offset of the pairs against the cuts, with and without spaces, matched or not.
+    for (let shift = 0; shift < 4; shift++) {
+      for (const unit of ['😀', '😀 ', '😀x', 'ab😀']) {
+        const t = `${'a'.repeat(shift)}${unit.repeat(90)} kangaroo ${unit.repeat(90)}`;
+        for (const q of [undefined, 'kangaroo', 'zebra', 'x']) {
+          const s = snippet(t, q);
+          assert.ok(!LONE_SURROGATE.test(s), `shift ${shift}, ${JSON.stringify(unit)}, ${q}: ${JSON.stringify(s)}`);
+          assert.ok(s.length <= SNIPPET_CHARS, `shift ${shift}, ${JSON.stringify(unit)}, ${q}: ${s.length} units`);
+          assert.ok(s.length >= SNIPPET_CHARS / 2, `still an excerpt: ${s.length} units`);
+        }
+      }
+    }
   });
 });
