@@ -176,6 +176,17 @@ export async function listen(o: ListenOptions, io: ListenIo): Promise<void> {
         // What reconnecting cannot cure (a wrong or revoked key, a missing permission): exit 1.
         if (res.status === 401) throw new AppError('unauthenticated', `the server refused RECLIB_API_KEY (401): ${message}`);
         if (res.status === 403) throw new AppError('forbidden', `the server refused RECLIB_API_KEY (403): ${message}`);
+        if (res.status === 400 && lastId !== undefined) {
+          // The feed is behind the last id forwarded: the server's database was restored from a
+          // backup, so its ids are given out again. Resuming after that id would wait for ids it
+          // has seen; following from the newest event forwards what comes from now on.
+          io.err(`the server refused to resume after event ${lastId} (400): ${message}`);
+          io.err('following from its newest event instead: events written between the restore and now were not forwarded');
+          lastId = undefined;
+          delay = FIRST_RETRY_MS;
+          continue;
+        }
+        if (res.status === 400) throw new AppError('invalid_request', `the server refused the stream (400): ${message}`);
         const retryAfter = Number(res.headers.get('retry-after'));
         if (res.status === 429 && retryAfter > 0) delay = Math.max(delay, retryAfter * 1000);
         io.err(`the server answered ${res.status}: ${message}`);

@@ -126,6 +126,30 @@ describe('reclib listen', () => {
     assert.equal(await l.exit, 0);
   });
 
+  it('after a restore (the feed behind the last id forwarded) it says so and follows from the newest event, not waiting for ids it has seen', async () => {
+    const { h, port, receiver, key, drop } = await setup();
+    const l = startListen(['--url', `http://127.0.0.1:${port}`, '--forward-to', receiver.url, '--events', 'recording.created', '--json'], key);
+    await l.lines$(1);
+    await until(() => h.services.eventHub.size === 1, 'listen connected');
+    await created(h, key, { type: 'memo', title: 'before' });
+    await created(h, key, { type: 'memo', title: 'lost in the restore' });
+    await receiver.waitForRequests(2);
+    // The database goes back to a backup taken after the first recording: its later events are gone.
+    const { db } = h.services.core;
+    db.prepare('DELETE FROM events WHERE seq > (SELECT min(seq) FROM events)').run();
+    db.prepare("DELETE FROM sqlite_sequence WHERE name = 'events'").run();
+    drop();
+    await until(() => l.stderr().includes('following from its newest event instead'), 'listen gave up resuming');
+    assert.match(l.stderr(), /the server refused to resume after event \d+ \(400\): Last-Event-ID \d+ is after the newest event/);
+    await until(() => h.services.eventHub.size === 1, 'listen reconnected');
+    const after = await created(h, key, { type: 'memo', title: 'after the restore' });
+    await receiver.waitForRequests(3);
+    assert.equal(JSON.parse(receiver.requests[2]!.body).recordingId, after.id);
+    assert.equal(l.child.exitCode, null, 'still running');
+    l.child.kill('SIGTERM');
+    assert.equal(await l.exit, 0);
+  });
+
   it('prints the secret once and a text line per forward (status, type, recording id, ms); a refused forward is a line too; SIGTERM exits 0', async () => {
     const { h, port, receiver, key } = await setup();
     receiver.answer = () => 500;
