@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makePrivateDir, syncDirectory } from './files/private-files';
+import { writeAllSync } from './files/write-all';
 
 export function loadMasterSecret(file: string): Buffer {
   if (file.startsWith(':memory:')) return randomBytes(32);
@@ -38,11 +39,14 @@ function createOnce(file: string, text: string): void {
   const fd = fs.openSync(temp, 'wx', 0o600);
   try {
     fs.fchmodSync(fd, 0o600); // whatever the umask (src/files/private-files.ts)
-    fs.writeSync(fd, text);
+    writeAllSync(fd, Buffer.from(text), file);
     fs.fsyncSync(fd);
-  } finally {
+  } catch (e) {
     fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw e;
   }
+  fs.closeSync(fd);
   try {
     fs.linkSync(temp, file);
     syncDirectory(path.dirname(path.resolve(file)));

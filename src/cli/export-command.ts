@@ -1,6 +1,7 @@
 // `reclib export --account ID --to DIR [--format markdown|json]` (docs/decisions.md §11).
 import { Option, type Command } from 'commander';
 import { exportRecordings, ExportError, type ExportFormat } from '../export/exporter';
+import { WriteError } from '../files/write-all';
 import { RecordingExportStore } from '../store/recording-export-store';
 import { CliError, print, type CommonOpts } from './output';
 import { common, withServices } from './shared';
@@ -54,7 +55,8 @@ export function registerExportCommand(program: Command): void {
           print(opts, { exported: r.exported, removed: r.removed }, `exported ${r.exported} recordings to ${opts.to}${r.removed ? `, removed ${r.removed} of deleted recordings` : ''}`);
         } catch (e) {
           bar?.end();
-          throw e instanceof ExportError ? new CliError('export_failed', e.message) : e;
+          // A failed write ("cannot write DIR/recordings.jsonl: no space left on device") leaves the file it replaces as it was.
+          throw e instanceof ExportError || e instanceof WriteError ? new CliError('export_failed', e.message) : e;
         }
       }),
     );

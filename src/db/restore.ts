@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { createPrivateFile, makePrivateDir, pathProblem, syncDirectory, writeFileAtomic } from '../files/private-files';
+import { writeAllSync } from '../files/write-all';
 import { readMasterSecret } from '../master-secret';
 import { BackupError, fsyncFile, integrityProblems } from './backup';
 import { SCHEMA_VERSION } from './migrate';
@@ -145,7 +146,7 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
     fd = fs.openSync(db, 'r+');
     fs.ftruncateSync(fd, 0);
-    copyInto(staged, fd);
+    copyInto(staged, fd, db);
     fs.fsyncSync(fd);
     syncDirectory(path.dirname(db));
     return { database: db, secretFile, kept: { database: kept, secretFile: keptSecret } };
@@ -167,14 +168,14 @@ function keepSecret(secretFile: string, to: string): string | null {
   return to;
 }
 
-function copyInto(source: string, fd: number): void {
+function copyInto(source: string, fd: number, target: string): void {
   const src = fs.openSync(source, 'r');
   try {
     const buf = Buffer.alloc(1 << 20);
     for (let pos = 0; ; ) {
       const n = fs.readSync(src, buf, 0, buf.length, pos);
       if (n === 0) break;
-      fs.writeSync(fd, buf, 0, n, pos);
+      writeAllSync(fd, buf.subarray(0, n), target, pos);
       pos += n;
     }
   } finally {

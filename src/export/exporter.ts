@@ -9,6 +9,7 @@ import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { ID_PATTERN } from '../ids';
 import { createPrivateFile, makePrivateDir, pathProblem, syncDirectory, writeFileAtomic } from '../files/private-files';
+import { writeAllSync } from '../files/write-all';
 import { recordingJson } from '../services/recording-model';
 import type { RecordingExportStore } from '../store/recording-export-store';
 import { noteStart, notePath, recordingMarkdown } from './markdown';
@@ -119,13 +120,13 @@ function exportJsonl(store: RecordingExportStore, accountId: string, dir: string
       chunk.push(line);
       size += line.length;
       if (size >= 1 << 20) {
-        fs.writeSync(fd, chunk.join(''));
+        writeAllSync(fd, Buffer.from(chunk.join('')), file);
         chunk = [];
         size = 0;
       }
       progress(++exported);
     }
-    fs.writeSync(fd, chunk.join(''));
+    writeAllSync(fd, Buffer.from(chunk.join('')), file);
     fs.fsyncSync(fd);
   } catch (e) {
     fs.closeSync(fd);

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeAllSync } from './write-all';
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -52,13 +53,14 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
   const durable = options.durable ?? true;
   const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = createPrivateFile(temp);
+  // The temporary file goes whatever fails (a full disk included); once renamed it is no longer there.
   try {
-    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    if (durable) fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
+    try {
+      writeAllSync(fd, typeof data === 'string' ? Buffer.from(data) : data, file);
+      if (durable) fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     if (options.overwrite) fs.renameSync(temp, file);
     else fs.linkSync(temp, file);
     if (durable) syncDirectory(path.dirname(path.resolve(file)));

@@ -196,3 +196,54 @@ describe('YAML strings', () => {
     assert.equal(yamlString('x\u0085y\u2028z'), '"x\\u0085y\\u2028z"');
   });
 });
+
+describe('reclib export when the disk fills up', () => {
+  // A file size limit (ulimit -f, in 512-byte blocks) behaves as a nearly full disk does: the write
+  // that reaches it writes what fits and returns a short count without an error, the next one fails
+  // (EFBIG here, ENOSPC on a full disk). No mount needed. Node ignores SIGXFSZ, so the write fails
+  // instead of the process being killed.
+  const LIMIT = 64 * 1024;
+  const exportWithLimit = (db: string, h: Harness, dir: string, format: 'markdown' | 'json') => {
+    ensureBundle();
+    const command = `ulimit -f ${LIMIT / 512} && exec "$0" "$@"`;
+    const r = spawnSync('sh', ['-c', command, process.execPath, BUNDLE, 'export', '--db', db, '--account', h.accountId, '--to', dir, '--format', format, '--json'], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      encoding: 'utf8',
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const temps = (dir: string) => (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.tmp'));
+
+  it('json: a write that does not fit fails the export (exit 1, naming the file) and the last good recordings.jsonl stays', async () => {
+    const { h, token, db } = await library();
+    const dir = fresh();
+    const file = path.join(dir, 'recordings.jsonl');
+    assert.deepEqual(run(h, dir, 'json'), { exported: 3, removed: 0 });
+    const good = fs.readFileSync(file, 'utf8');
+    // Now more than the limit, in one chunk of the exporter (under 1 MB): a single short write.
+    for (let i = 0; i < 5; i++) await created(h, token, { type: 'memo', transcript: `long ${i} ${'words '.repeat(3000)}`, recordedAt: MARCH + i });
+    const r = exportWithLimit(db, h, dir, 'json');
+    assert.equal(r.code, 1, `${r.stdout}${r.stderr}`);
+    assert.equal(r.stdout, '');
+    assert.deepEqual(JSON.parse(r.stderr).error, { code: 'export_failed', message: `cannot write ${file}: file too large` });
+    assert.equal(fs.readFileSync(file, 'utf8'), good, 'the previous export is kept whole');
+    assert.deepEqual(temps(dir), [], 'the temporary file is removed');
+  });
+
+  it('markdown: a note that does not fit fails the export (exit 1, naming the note), leaves no temporary file and keeps the notes written', async () => {
+    const { h, token, db, ids } = await library();
+    const dir = fresh();
+    run(h, dir);
+    const kept = path.join(dir, '2025', '03', `${ids.march}.md`);
+    const before = fs.readFileSync(kept, 'utf8');
+    const big = await created(h, token, { type: 'memo', transcript: 'words '.repeat(15000), recordedAt: MARCH + 5000 });
+    const r = exportWithLimit(db, h, dir, 'markdown');
+    assert.equal(r.code, 1, `${r.stdout}${r.stderr}`);
+    const note = path.join(dir, '2025', '03', `${big.id}.md`);
+    assert.deepEqual(JSON.parse(r.stderr).error, { code: 'export_failed', message: `cannot write ${note}: file too large` });
+    assert.equal(fs.existsSync(note), false, 'no truncated note');
+    assert.deepEqual(temps(dir), [], 'no temporary file left beside the notes');
+    assert.equal(fs.readFileSync(kept, 'utf8'), before);
+  });
+});
