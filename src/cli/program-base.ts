@@ -2,6 +2,7 @@
 // starts with (serve-program.ts).
 import { Command } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
+import { handleOutputErrors } from './output-errors';
 import { jsonRequested, print } from './output';
 
 /** The program without its commands: name, description, output, exit codes and --version. */
@@ -14,6 +15,8 @@ export function programBase(): Command {
       writeErr: (s) => (jsonRequested() ? undefined : process.stderr.write(s)),
       outputError: (s) => (jsonRequested() ? process.stderr.write(JSON.stringify({ error: { code: 'usage', message: s.replace(/^error: /, '').trim() } }) + '\n') : process.stderr.write(s)),
     });
+  // Before any command runs: a stdout or stderr that cannot be written ends it without a stack trace (serve: keeps serving).
+  program.hook('preAction', () => handleOutputErrors());
   program.exitOverride((err) => {
     process.exit(err.exitCode === 0 ? 0 : 2);
   });

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { DEFAULT_DB, loadConfig, type ConfigFlags } from '../config';
 import { firstRunHint, startServer } from '../server';
 import { fail, print } from './output';
+import { keepServing, writable } from './output-errors';
 
 export function registerServe(program: Command): void {
   program
@@ -29,6 +30,8 @@ export function registerServe(program: Command): void {
     .option('--log-format <format>', 'text or json: one line per request and per delivery outcome (RECLIB_LOG_FORMAT; default text)')
     .option('--json', 'print one JSON object once listening: {"serve":{"url","firstRunHint"}}; other lines go to stderr')
     .action(async (opts: ConfigFlags & { json?: boolean }) => {
+      // A log that cannot be written (a closed pipe, a full disk) drops its lines; the server goes on.
+      keepServing({ warnOnStdout: !opts.json });
       try {
         const config = loadConfig(opts);
         // With --json, stdout carries exactly one JSON object (docs/decisions.md §2); the rest goes to stderr.
@@ -37,7 +40,7 @@ export function registerServe(program: Command): void {
         // (measured alone, 20,000 writes); the log writes request lines together, at most 20 ms
         // after the first (src/observe/log.ts). Same bytes (console.log adds "\n").
         const out = opts.json ? process.stderr : process.stdout;
-        const say = (line: string) => void out.write(`${line}\n`);
+        const say = (line: string) => void (writable(out) && out.write(`${line}\n`));
         // With --json the log (start-up line included) goes to stderr with the other lines.
         const server = await startServer(config, say);
         if (opts.json) print(opts, { serve: { url: server.url, firstRunHint: firstRunHint(server.services, config) ?? null } }, '');

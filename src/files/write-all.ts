@@ -37,8 +37,11 @@ export function writeAllSync(fd: number, data: Uint8Array, file: string, positio
 }
 
 function writeError(e: NodeJS.ErrnoException, file: string): WriteError {
-  const code = e.code ?? 'EIO';
-  // Node's text is "ENOSPC: no space left on device, write"; the words in between are the reason.
-  const reason = e.message.startsWith(`${code}: `) ? e.message.slice(code.length + 2).replace(/, write$/, '') : e.message;
-  return new WriteError(file, code, `cannot write ${file}: ${reason}`);
+  return new WriteError(file, e.code ?? 'EIO', `cannot write ${file}: ${writeFailureReason(e)}`);
+}
+
+/** Why a write failed, in words: Node's "ENOSPC: no space left on device, write" is "no space left on device". */
+export function writeFailureReason(e: NodeJS.ErrnoException): string {
+  const code = e.code ?? '';
+  return code !== '' && e.message.startsWith(`${code}: `) ? e.message.slice(code.length + 2).replace(/, write$/, '') : e.message;
 }
