@@ -141,13 +141,18 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     fsyncFile(kept);
     // Beside the kept database under the name serve would look for: `--db KEPT` finds it.
     const keptSecret = keepSecret(secretFile, `${kept}.secret`);
+    const oldSecret = fs.existsSync(secretFile) ? fs.readFileSync(secretFile) : undefined;
     writeFileAtomic(secretFile, secretText, { overwrite: true });
 
     for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
     fd = fs.openSync(db, 'r+');
-    fs.ftruncateSync(fd, 0);
-    copyInto(staged, fd, db);
-    fs.fsyncSync(fd);
+    try {
+      fs.ftruncateSync(fd, 0);
+      copyInto(staged, fd, db);
+      fs.fsyncSync(fd);
+    } catch (e) {
+      throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}; ${putBack(fd, db, kept, secretFile, oldSecret)}`);
+    }
     syncDirectory(path.dirname(db));
     return { database: db, secretFile, kept: { database: kept, secretFile: keptSecret } };
   } catch (e) {
@@ -158,6 +163,24 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     // Closing this descriptor releases the lock (POSIX): only now may a waiting server read.
     if (fd !== undefined) fs.closeSync(fd);
     lock.close();
+  }
+}
+
+/**
+ * After a copy into the database file failed halfway (a full disk): the kept database back in its
+ * place (it fits: the same bytes were there before) and the old secret with it. What the person is
+ * told: that all is as it was, or, if that failed too, where the old database and secret are.
+ */
+export function putBack(fd: number, db: string, kept: string, secretFile: string, oldSecret: Buffer | undefined): string {
+  try {
+    fs.ftruncateSync(fd, 0);
+    copyInto(kept, fd, db);
+    fs.fsyncSync(fd);
+    if (oldSecret === undefined) fs.rmSync(secretFile, { force: true });
+    else writeFileAtomic(secretFile, oldSecret, { overwrite: true });
+    return `the database and its secret are as they were (a copy stays at ${kept})`;
+  } catch (again) {
+    return `putting the old database back failed too (${(again as Error).message}): ${db} is incomplete; the old database is ${kept} (secret ${kept}.secret): copy both back over ${db} and ${secretFile} before starting reclib`;
   }
 }
 

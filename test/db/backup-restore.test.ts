@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { backupFailure } from '../../src/db/backup';
+import { putBack } from '../../src/db/restore';
 import { openSqlite } from '../../src/db/sqlite';
 import { Webhook } from 'standardwebhooks';
 import { cliJson, runCli, startServe } from '../helpers/bundle';
@@ -201,5 +202,38 @@ describe('reclib restore', () => {
     assert.ok(fs.readFileSync(db).equals(before));
     assert.deepEqual(fs.readdirSync(path.dirname(db)).sort(), ['reclib.db', 'reclib.db.secret']);
     assert.deepEqual(await accountIds(db), [accountId]);
+  });
+});
+
+describe('reclib restore when the copy into the database fails halfway (a full disk)', () => {
+  it('puts the kept database and the old secret back, and says all is as it was', () => {
+    const dir = freshDir();
+    const db = path.join(dir, 'reclib.db');
+    const kept = `${db}.before-restore-1`;
+    const secret = `${db}.secret`;
+    fs.writeFileSync(kept, 'the old database, whole');
+    fs.writeFileSync(db, 'the backup, cut sho');
+    fs.writeFileSync(secret, 'the backup secret\n');
+    const fd = fs.openSync(db, 'r+');
+    try {
+      assert.equal(putBack(fd, db, kept, secret, Buffer.from('the old secret\n')), `the database and its secret are as they were (a copy stays at ${kept})`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    assert.equal(fs.readFileSync(db, 'utf8'), 'the old database, whole');
+    assert.equal(fs.readFileSync(secret, 'utf8'), 'the old secret\n');
+  });
+
+  it('if putting it back fails too, names the file that is incomplete and where the old database and secret are', () => {
+    const dir = freshDir();
+    const db = path.join(dir, 'reclib.db');
+    fs.writeFileSync(db, 'cut sho');
+    const fd = fs.openSync(db, 'r+');
+    try {
+      const said = putBack(fd, db, `${db}.before-restore-1`, `${db}.secret`, undefined);
+      assert.match(said, /^putting the old database back failed too \(.*ENOENT.*\): .*reclib\.db is incomplete; the old database is .*reclib\.db\.before-restore-1 \(secret .*\.before-restore-1\.secret\): copy both back/);
+    } finally {
+      fs.closeSync(fd);
+    }
   });
 });
