@@ -34,6 +34,17 @@ async function setup(timeouts?: Partial<ConnectionTimeouts>) {
   return { h, timers, srv, key, open };
 }
 
+/** Opens the stream expecting a 400 invalid_request; its error (the connection dropped). */
+async function refused(open: Awaited<ReturnType<typeof setup>>['open'], p: string, headers: Record<string, string>): Promise<{ code: string; message: string }> {
+  const r = await open(p, headers);
+  await r.until(() => r.body.includes('}}'), 'the error body');
+  assert.equal(r.status, 400, r.body);
+  const err = JSON.parse(r.body).error as { code: string; message: string };
+  assert.equal(err.code, 'invalid_request');
+  r.drop();
+  return err;
+}
+
 /** The account's whole feed as GET /events returns it. */
 async function feed(h: Harness, token: string): Promise<Array<Record<string, unknown>>> {
   const res = await h.req('GET', '/api/v2/events?limit=1000', { token });
@@ -127,13 +138,7 @@ describe('GET /api/v2/events/stream', () => {
       [`${STREAM}?after=`, {}, 'after'],
       [STREAM, { 'Last-Event-ID': 'evc1.xyz' }, 'Last-Event-ID'],
     ] as const) {
-      const r = await open(p, headers);
-      await r.until(() => r.body.includes('}}'), 'the error body');
-      assert.equal(r.status, 400, r.body);
-      const err = JSON.parse(r.body).error;
-      assert.equal(err.code, 'invalid_request');
-      assert.match(err.message, new RegExp(name));
-      r.drop();
+      assert.match((await refused(open, p, headers)).message, new RegExp(name));
     }
   });
 
@@ -147,13 +152,8 @@ describe('GET /api/v2/events/stream', () => {
       // Last-Event-ID wins over ?after=, for the refusal too.
       [`${STREAM}?after=0`, { 'Last-Event-ID': String(newest + 1) }, `Last-Event-ID ${newest + 1}`],
     ] as const) {
-      const r = await open(p, headers);
-      await r.until(() => r.body.includes('}}'), 'the error body');
-      assert.equal(r.status, 400, r.body);
-      const err = JSON.parse(r.body).error;
-      assert.equal(err.code, 'invalid_request');
-      assert.ok(err.message.startsWith(`${named} is after the newest event (${newest}): was the database restored from a backup?`), err.message);
-      r.drop();
+      const { message } = await refused(open, p, headers);
+      assert.ok(message.startsWith(`${named} is after the newest event (${newest}): was the database restored from a backup?`), message);
     }
     assert.equal(h.services.eventHub.size, 0);
     // The newest id itself is a start we gave out: the next events arrive, none skipped.
