@@ -24,8 +24,14 @@ const Message = v.looseObject({
   params: v.optional(v.record(v.string(), v.unknown())),
 });
 
+/** Messages in one batch: each is a tool call the server runs before it answers any. */
+const MAX_BATCH = 50;
+
 const McpBody = v.pipe(
-  v.union([Message, v.array(Message)], 'must be a JSON-RPC 2.0 message object (or an array of them)'),
+  v.union(
+    [Message, v.pipe(v.array(Message), v.maxLength(MAX_BATCH, `a batch may hold at most ${MAX_BATCH} messages; send more in several POSTs`))],
+    `must be a JSON-RPC 2.0 message object (or an array of at most ${MAX_BATCH} of them)`,
+  ),
   v.description('A JSON-RPC 2.0 message of the Model Context Protocol'),
 );
 
@@ -71,7 +77,7 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       },
       directAnswer: true,
       // A batch counts as the messages it holds, as if each were POSTed alone.
-      requestsInBody: (body) => (Array.isArray(body) ? body.length : 1),
+      batch: true,
     },
     async (c, { body, principal }) => {
       const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }] = await loadSdk();

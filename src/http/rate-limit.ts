@@ -32,6 +32,37 @@ export class RateLimiter {
     return { headers: this.record(credentialId, at), at };
   }
 
+  /**
+   * Counts `n` more requests of the credential, all or none: a batch of messages that counts as
+   * one request each, of which one was counted already (`take`/`count`). Refused whole (429) when
+   * the window has no room for all of them, with a Retry-After after which it has; a batch that
+   * could never fit (more than the limit) is a 400 saying so, not a Retry-After that never comes.
+   * Returns the headers of the answer and the time they were counted at (for giveBack()).
+   */
+  countMore(credentialId: string, n: number): { headers: Record<string, string> | undefined; at: number | undefined } {
+    if (this.limit === 0 || n <= 0) return { headers: undefined, at: undefined };
+    if (n + 1 > this.limit) {
+      throw new AppError('invalid_request', `this batch holds ${n + 1} messages, each counted as a request, and the rate limit is ${this.limit} a minute: send at most ${this.limit} in one POST`);
+    }
+    const now = this.clock.now();
+    this.sweep(now);
+    let log = this.window(credentialId, now);
+    if (!log) this.logs.set(credentialId, (log = []));
+    if (log.length + n > this.limit) {
+      // Room for n once the entry at log.length + n - limit - 1 has left the window.
+      const frees = log[log.length + n - this.limit - 1] as number;
+      const retryAfter = Math.max(1, Math.ceil((frees + WINDOW_MS - now) / 1000));
+      throw new AppError('rate_limited', `rate limit of ${this.limit} requests per minute: this batch holds ${n + 1} messages, each counted as a request, and there is room for ${this.limit - log.length + 1} of them now; retry in ${retryAfter} s`, {
+        'Retry-After': String(retryAfter),
+        'RateLimit-Limit': String(this.limit),
+        'RateLimit-Remaining': String(this.limit - log.length),
+        'RateLimit-Reset': String(retryAfter),
+      });
+    }
+    for (let i = 0; i < n; i++) log.push(now);
+    return { headers: { 'RateLimit-Limit': String(this.limit), 'RateLimit-Remaining': String(this.limit - log.length) }, at: now };
+  }
+
   /** Counts a request of the credential at `now`: its RateLimit-* headers, or 429 over the limit. */
   private record(credentialId: string, now: number): Record<string, string> {
     this.sweep(now);

@@ -15,6 +15,7 @@ import { arrayInPlaceOfObject } from './object-arrays';
 import { markRequestId, markRoute, matchedTemplate } from './request-observer';
 import type { AppEnv, HttpDeps, WriteForwarder } from './env';
 import type { OpenApiDoc, OperationDoc } from './openapi';
+import type { RateLimiter } from './rate-limit';
 
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
@@ -59,11 +60,17 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   /** A route other than GET that writes nothing (a 405 answer): answered here, never forwarded. */
   writesNothing?: true;
   /**
-   * How many requests the parsed body stands for (a JSON-RPC batch of MCP messages: one each).
-   * Each one beyond the first is counted against the credential's rate limit, on the main thread
-   * before a hand-over, as if sent alone; a batch the limit has no room for is refused whole (429).
+   * A JSON array body is a batch (JSON-RPC, MCP): it counts against the credential's rate limit as
+   * the elements it holds, as if each were sent alone, on the main thread before a hand-over. One
+   * the limit has no room for is refused whole and costs nothing (RateLimiter.countMore).
    */
-  requestsInBody?: (body: Out<B>) => number;
+  batch?: true;
+}
+
+/** The first byte of a JSON text that is not white space ('[' for a batch); 0 for none. */
+function firstByte(bytes: Uint8Array): number {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return b;
+  return 0;
 }
 
 /** A rate-limit budget a request was counted against, and the time it was (RateLimiter.count). */
@@ -321,44 +328,42 @@ export class ApiRouter {
       if (spec.query) parseWith('query', spec.query, singleQuery(c, spec.query));
       const id = requestId(c);
       const bytes = spec.body ? await readBodyBytes(c) : undefined;
-      if (spec.body && (spec.forwardedBudget || spec.requestsInBody)) {
-        const body = parseBody(spec.body, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) as Out<B>;
-        if (principal) countRest(c, principal, body, counted);
-        if (spec.forwardedBudget) {
-          const budget = spec.forwardedBudget(body);
-          const { headers, at } = deps.rateLimiter.count(budget);
-          c.set('answerHeaders', headers);
-          counted.push({ budget, at });
-        }
+      // Parsed here only when something is read from it: a sign-in's account, a batch's size (a
+      // body that is not an array is one request, and is not parsed twice).
+      const body = () => parseBody(spec.body!, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) as Out<B>;
+      if (spec.batch && principal && bytes && firstByte(bytes) === 0x5b) {
+        const parsed = body();
+        if (Array.isArray(parsed)) countBatch(c, principal, parsed.length, counted);
+      }
+      if (spec.body && spec.forwardedBudget) {
+        const budget = spec.forwardedBudget(body());
+        const { headers, at } = deps.rateLimiter.count(budget);
+        c.set('answerHeaders', headers);
+        counted.push({ budget, at });
       }
       return forwardWrite(c, writer, id, bytes);
     };
     /**
-     * The requests a body stands for beyond the one counted at admission (requestsInBody), counted
-     * against the caller's credential; all or none: a batch the limit has no room for is refused
-     * whole, and what it had counted is given back. `counted`: a write's record, for a later give-back.
+     * A batch of `n` counted against the caller's credential, one of them at admission already.
+     * Refused whole, its admission's count goes back too: a refused batch costs nothing.
+     * `counted`: a write's record, for a later give-back.
      */
-    const countRest = (c: Context<AppEnv>, principal: Principal, body: Out<B>, counted: Counted[] | undefined): void => {
-      const more = (spec.requestsInBody?.(body) ?? 1) - 1;
-      const taken: Counted[] = [];
-      let headers: Record<string, string> | undefined;
+    const countBatch = (c: Context<AppEnv>, principal: Principal, n: number, counted: Counted[] | undefined): void => {
+      if (n <= 1) return;
+      const id = principal.credentialId;
+      let t: ReturnType<RateLimiter['countMore']>;
       try {
-        for (let i = 0; i < more; i++) {
-          const t = deps.rateLimiter.count(principal.credentialId);
-          headers = t.headers;
-          taken.push({ budget: principal.credentialId, at: t.at });
-        }
+        t = deps.rateLimiter.countMore(id, n - 1);
       } catch (e) {
-        for (const { budget, at } of taken) deps.rateLimiter.giveBack(budget, at);
-        if (e instanceof AppError && e.code === 'rate_limited') {
-          throw new AppError('rate_limited', `${e.message} (this batch holds ${more + 1} messages, each counted as a request)`, e.headers);
-        }
+        const admitted = counted?.findIndex((x) => x.budget === id) ?? -1;
+        if (admitted >= 0) deps.rateLimiter.giveBack(id, counted!.splice(admitted, 1)[0]!.at);
+        else deps.rateLimiter.giveBack(id);
         throw e;
       }
-      counted?.push(...taken);
-      if (!headers) return;
-      if (spec.directAnswer || writes) c.set('answerHeaders', headers);
-      else for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      for (let i = 1; i < n; i++) counted?.push({ budget: id, at: t.at });
+      if (!t.headers) return;
+      if (spec.directAnswer || writes) c.set('answerHeaders', t.headers);
+      else for (const [name, value] of Object.entries(t.headers)) c.header(name, value);
     };
     // Only a write can be refused because the writer thread is away (below): a read keeps no record
     // of what it was counted against.
@@ -404,7 +409,7 @@ export class ApiRouter {
       const result = bodySchema
         ? readJsonBody(c).then((raw) => {
             const body = parseBody(bodySchema, raw, spec.bodyOptional);
-            if (spec.requestsInBody && principal) countRest(c, principal, body as Out<B>, counted);
+            if (spec.batch && principal && Array.isArray(body)) countBatch(c, principal, body.length, counted);
             return run(body);
           })
         : run(undefined);

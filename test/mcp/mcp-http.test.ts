@@ -323,11 +323,23 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     const seven = await h.req('POST', '/mcp', { token: key, body: batchOf(7), headers: ACCEPT });
     assert.equal(seven.status, 429);
     assert.equal(seven.json.error.code, 'rate_limited');
-    assert.match(seven.json.error.message, /this batch holds 7 messages, each counted as a request/);
-    assert.ok(seven.headers.get('retry-after'));
-    // The refused batch cost one request (the POST itself), not the six it could have counted.
+    assert.match(seven.json.error.message, /this batch holds 7 messages, each counted as a request, and there is room for 6 of them now; retry in 60 s/);
+    // After Retry-After the four of the first batch have left the window: room for all seven.
+    assert.equal(seven.headers.get('retry-after'), '60');
+    // Refused whole, it cost nothing, not even the POST.
     const one = await h.req('POST', '/mcp', { token: key, body: INIT, headers: ACCEPT });
-    assert.equal(one.headers.get('ratelimit-remaining'), '4');
+    assert.equal(one.headers.get('ratelimit-remaining'), '5');
+    // A batch that could never fit is a 400 saying so, with no Retry-After that would never come true.
+    const eleven = await h.req('POST', '/mcp', { token: key, body: batchOf(11), headers: ACCEPT });
+    assert.equal(eleven.status, 400);
+    assert.match(eleven.json.error.message, /this batch holds 11 messages, each counted as a request, and the rate limit is 10 a minute: send at most 10 in one POST/);
+    assert.equal(eleven.headers.get('retry-after'), null);
+    assert.equal((await h.req('POST', '/mcp', { token: key, body: INIT, headers: ACCEPT })).headers.get('ratelimit-remaining'), '4');
+    // And at most 50 messages whatever the limit (each is run before any is answered).
+    const unlimited = harness({ rateLimit: 0 });
+    const fiftyOne = await unlimited.req('POST', '/mcp', { token: unlimited.key(), body: batchOf(51), headers: ACCEPT });
+    assert.equal(fiftyOne.status, 400);
+    assert.match(fiftyOne.json.error.message, /at most 50/);
   });
 
   it('on serve (writes answered by the writer thread) a batch is counted the same, before the hand-over', async (t) => {
@@ -342,6 +354,7 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     const seven = await post(batchOf(7));
     assert.equal(seven.status, 429);
     assert.match(((await seven.json()) as { error: { message: string } }).error.message, /batch holds 7 messages/);
+    assert.equal((await post(INIT)).headers.get('ratelimit-remaining'), '5', 'the refused batch cost nothing');
   });
 
   it("a batch's tool results are bounded: once they hold about 8 MB, its further calls are isError results saying to send them alone", async () => {
