@@ -141,17 +141,19 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     fsyncFile(kept);
     // Beside the kept database under the name serve would look for: `--db KEPT` finds it.
     const keptSecret = keepSecret(secretFile, `${kept}.secret`);
-    const oldSecret = fs.existsSync(secretFile) ? fs.readFileSync(secretFile) : undefined;
-    writeFileAtomic(secretFile, secretText, { overwrite: true });
-
-    for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
-    fd = fs.openSync(db, 'r+');
+    // From here a failure (a full disk) puts back what was changed: the old database and secret.
+    let truncated = false;
     try {
+      writeFileAtomic(secretFile, secretText, { overwrite: true });
+      for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
+      fd = fs.openSync(db, 'r+');
+      truncated = true;
       fs.ftruncateSync(fd, 0);
       copyInto(staged, fd, db);
       fs.fsyncSync(fd);
     } catch (e) {
-      throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}; ${putBack(fd, db, kept, secretFile, oldSecret)}`);
+      const back = putBack({ fd: truncated ? fd : undefined, db, kept, secretFile, keptSecret });
+      throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}; ${back}`);
     }
     syncDirectory(path.dirname(db));
     return { database: db, secretFile, kept: { database: kept, secretFile: keptSecret } };
@@ -166,22 +168,59 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
   }
 }
 
+/** What an incomplete database file is left holding: no database, so nothing opens it as a new, empty library. */
+const incomplete = (kept: string) => `reclib: this file is incomplete: a restore failed while writing it. The database from before the restore is ${kept}.\n`;
+
 /**
- * After a copy into the database file failed halfway (a full disk): the kept database back in its
- * place (it fits: the same bytes were there before) and the old secret with it. What the person is
- * told: that all is as it was, or, if that failed too, where the old database and secret are.
+ * After a restore failed halfway (a full disk): the kept database back in its place (it fits: the
+ * same bytes were there before) and the old secret with it, each told apart. `fd`: the database
+ * file, when it had been truncated (else it is as it was). `keptSecret`: null when there was none.
  */
-export function putBack(fd: number, db: string, kept: string, secretFile: string, oldSecret: Buffer | undefined): string {
-  try {
-    fs.ftruncateSync(fd, 0);
-    copyInto(kept, fd, db);
-    fs.fsyncSync(fd);
-    if (oldSecret === undefined) fs.rmSync(secretFile, { force: true });
-    else writeFileAtomic(secretFile, oldSecret, { overwrite: true });
-    return `the database and its secret are as they were (a copy stays at ${kept})`;
-  } catch (again) {
-    return `putting the old database back failed too (${(again as Error).message}): ${db} is incomplete; the old database is ${kept} (secret ${kept}.secret): copy both back over ${db} and ${secretFile} before starting reclib`;
+export function putBack(o: { fd: number | undefined; db: string; kept: string; secretFile: string; keptSecret: string | null }): string {
+  const said: string[] = [];
+  if (o.fd === undefined) said.push('the database was not changed');
+  else {
+    let src: number | undefined;
+    try {
+      src = fs.openSync(o.kept, 'r'); // first: a copy that cannot be read must not cost what is there
+      fs.ftruncateSync(o.fd, 0);
+      copyFrom(src, o.fd, o.db);
+      fs.fsyncSync(o.fd);
+      said.push('the database is as it was');
+    } catch (again) {
+      try {
+        fs.ftruncateSync(o.fd, 0);
+        writeAllSync(o.fd, Buffer.from(incomplete(o.kept)), o.db, 0);
+        fs.fsyncSync(o.fd);
+      } catch {
+        // Nothing more can be done here; the message says what to do.
+      }
+      said.push(`putting the old database back failed too (${(again as Error).message}): ${o.db} is incomplete; copy ${o.kept} over it before starting reclib`);
+    } finally {
+      if (src !== undefined) fs.closeSync(src);
+    }
   }
+  if (o.keptSecret === null) {
+    try {
+      fs.rmSync(o.secretFile, { force: true });
+      said.push('the backup\'s secret written for it is removed (there was none before)');
+    } catch (e) {
+      said.push(`remove ${o.secretFile}: it is the backup's secret, and there was none before (${(e as Error).message})`);
+    }
+  } else {
+    // A link and a rename: no data to write on a full disk.
+    const tmp = `${o.secretFile}.${process.pid}.restore-back`;
+    try {
+      fs.rmSync(tmp, { force: true });
+      fs.linkSync(o.keptSecret, tmp);
+      fs.renameSync(tmp, o.secretFile);
+      said.push('its secret is as it was');
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      said.push(`the old secret could not be put back (${(e as Error).message}): copy ${o.keptSecret} over ${o.secretFile}`);
+    }
+  }
+  return `${said.join('; ')} (the old database is also kept at ${o.kept})`;
 }
 
 /** Copies the current master secret to `to` (never over an existing file); null when there is none. */
@@ -194,14 +233,19 @@ function keepSecret(secretFile: string, to: string): string | null {
 function copyInto(source: string, fd: number, target: string): void {
   const src = fs.openSync(source, 'r');
   try {
-    const buf = Buffer.alloc(1 << 20);
-    for (let pos = 0; ; ) {
-      const n = fs.readSync(src, buf, 0, buf.length, pos);
-      if (n === 0) break;
-      writeAllSync(fd, buf.subarray(0, n), target, pos);
-      pos += n;
-    }
+    copyFrom(src, fd, target);
   } finally {
     fs.closeSync(src);
+  }
+}
+
+/** Every byte of the open file `src` into `fd` (the file `target`) from its start. */
+function copyFrom(src: number, fd: number, target: string): void {
+  const buf = Buffer.alloc(1 << 20);
+  for (let pos = 0; ; ) {
+    const n = fs.readSync(src, buf, 0, buf.length, pos);
+    if (n === 0) break;
+    writeAllSync(fd, buf.subarray(0, n), target, pos);
+    pos += n;
   }
 }

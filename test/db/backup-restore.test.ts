@@ -206,34 +206,55 @@ describe('reclib restore', () => {
 });
 
 describe('reclib restore when the copy into the database fails halfway (a full disk)', () => {
-  it('puts the kept database and the old secret back, and says all is as it was', () => {
+  const files = () => {
     const dir = freshDir();
     const db = path.join(dir, 'reclib.db');
     const kept = `${db}.before-restore-1`;
-    const secret = `${db}.secret`;
-    fs.writeFileSync(kept, 'the old database, whole');
-    fs.writeFileSync(db, 'the backup, cut sho');
-    fs.writeFileSync(secret, 'the backup secret\n');
-    const fd = fs.openSync(db, 'r+');
+    return { db, kept, secretFile: `${db}.secret`, keptSecret: `${kept}.secret` };
+  };
+
+  it('puts the kept database and the old secret back (a link, no data to write), and says both are as they were', () => {
+    const f = files();
+    fs.writeFileSync(f.kept, 'the old database, whole');
+    fs.writeFileSync(f.keptSecret, 'the old secret\n');
+    fs.writeFileSync(f.db, 'the backup, cut sho');
+    fs.writeFileSync(f.secretFile, 'the backup secret\n');
+    const fd = fs.openSync(f.db, 'r+');
     try {
-      assert.equal(putBack(fd, db, kept, secret, Buffer.from('the old secret\n')), `the database and its secret are as they were (a copy stays at ${kept})`);
+      assert.equal(putBack({ ...f, fd }), `the database is as it was; its secret is as it was (the old database is also kept at ${f.kept})`);
     } finally {
       fs.closeSync(fd);
     }
-    assert.equal(fs.readFileSync(db, 'utf8'), 'the old database, whole');
-    assert.equal(fs.readFileSync(secret, 'utf8'), 'the old secret\n');
+    assert.equal(fs.readFileSync(f.db, 'utf8'), 'the old database, whole');
+    assert.equal(fs.readFileSync(f.secretFile, 'utf8'), 'the old secret\n');
   });
 
-  it('if putting it back fails too, names the file that is incomplete and where the old database and secret are', () => {
-    const dir = freshDir();
-    const db = path.join(dir, 'reclib.db');
-    fs.writeFileSync(db, 'cut sho');
-    const fd = fs.openSync(db, 'r+');
+  it('without an old secret, removes the one written for the backup; a database not yet truncated is left alone', () => {
+    const f = files();
+    fs.writeFileSync(f.db, 'untouched');
+    fs.writeFileSync(f.secretFile, 'the backup secret\n');
+    assert.equal(putBack({ ...f, fd: undefined, keptSecret: null }), `the database was not changed; the backup's secret written for it is removed (there was none before) (the old database is also kept at ${f.kept})`);
+    assert.equal(fs.readFileSync(f.db, 'utf8'), 'untouched');
+    assert.equal(fs.existsSync(f.secretFile), false);
+  });
+
+  it('if the kept copy cannot be read, the file is marked incomplete, never left empty (an empty file would open as a new library), and the message says what to copy where', () => {
+    const f = files();
+    fs.writeFileSync(f.db, 'cut sho');
+    fs.writeFileSync(f.keptSecret, 'the old secret\n');
+    const fd = fs.openSync(f.db, 'r+');
     try {
-      const said = putBack(fd, db, `${db}.before-restore-1`, `${db}.secret`, undefined);
-      assert.match(said, /^putting the old database back failed too \(.*ENOENT.*\): .*reclib\.db is incomplete; the old database is .*reclib\.db\.before-restore-1 \(secret .*\.before-restore-1\.secret\): copy both back/);
+      const said = putBack({ ...f, fd });
+      assert.match(said, /^putting the old database back failed too \(.*ENOENT.*\): .*reclib\.db is incomplete; copy .*reclib\.db\.before-restore-1 over it before starting reclib; its secret is as it was/);
     } finally {
       fs.closeSync(fd);
+    }
+    assert.match(fs.readFileSync(f.db, 'utf8'), /^reclib: this file is incomplete: a restore failed while writing it\. The database from before the restore is .*before-restore-1\.\n$/);
+    const file = openSqlite(f.db, { readonly: true });
+    try {
+      assert.throws(() => file.pragma('user_version'), /not a database/, 'SQLite refuses it');
+    } finally {
+      file.close();
     }
   });
 });
