@@ -176,7 +176,8 @@ export async function listen(o: ListenOptions, io: ListenIo): Promise<void> {
         // What reconnecting cannot cure (a wrong or revoked key, a missing permission): exit 1.
         if (res.status === 401) throw new AppError('unauthenticated', `the server refused RECLIB_API_KEY (401): ${message}`);
         if (res.status === 403) throw new AppError('forbidden', `the server refused RECLIB_API_KEY (403): ${message}`);
-        if (res.status === 400 && lastId !== undefined) {
+        // Only that refusal (the server's own words): another 400, a proxy's say, keeps the place.
+        if (res.status === 400 && lastId !== undefined && / is after the newest event /.test(message)) {
           // The feed is behind the last id forwarded: the server's database was restored from a
           // backup, so its ids are given out again. Resuming after that id would wait for ids it
           // has seen; following from the newest event forwards what comes from now on.

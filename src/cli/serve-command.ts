@@ -58,7 +58,8 @@ export function registerServe(program: Command): void {
           process.exit(1);
         }
         // A host that names no address of this machine is a setting to fix, like a bad port: exit 2.
-        if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN' || err.code === 'EADDRNOTAVAIL') {
+        // (EAI_AGAIN, a name server not answering yet at boot, is not: it exits 1 as before.)
+        if (err.code === 'ENOTFOUND' || err.code === 'EADDRNOTAVAIL') {
           const host = (err as { hostname?: string; address?: string }).hostname ?? (err as { address?: string }).address ?? '';
           process.stderr.write(`reclib: invalid configuration (--host): cannot listen on "${host}": not an address of this machine (${err.code})\n`);
           process.exit(2);
