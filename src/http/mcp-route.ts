@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { AppError } from '../errors';
 import type { AppEnv, HttpDeps } from './env';
+import { requestHeader } from './node-request';
 import { requestId, type ApiRouter } from './router';
 
 /**
@@ -54,6 +55,23 @@ async function inEnvelope(res: Response): Promise<never> {
   throw new AppError('invalid_request', `${message} (MCP Streamable HTTP: POST a JSON-RPC message with Accept: application/json, text/event-stream)`);
 }
 
+/**
+ * What is wrong with a request's params that the SDK would answer with its schema's raw dump as an
+ * internal error (-32603): said here as the invalid params (-32602) they are, in words.
+ */
+function paramsProblem(m: v.InferOutput<typeof Message>): string | undefined {
+  if (m.id === undefined) return undefined;
+  const p = m.params;
+  if (m.method === 'tools/call') {
+    if (p === undefined) return 'params is required: { name, arguments? }';
+    if (typeof p.name !== 'string') return 'params.name must be the name of a tool (a string)';
+    const args = p.arguments;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return "params.arguments must be an object of the tool's arguments";
+  }
+  if (m.method === 'initialize' && p === undefined) return 'params is required: { protocolVersion, capabilities, clientInfo }';
+  return undefined;
+}
+
 const declined = (c: Context<AppEnv>) =>
   c.json(
     { jsonrpc: '2.0', error: { code: -32000, message: `${c.req.method} is not offered: this MCP endpoint is stateless; POST each JSON-RPC message` }, id: null },
@@ -80,6 +98,13 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       batch: true,
     },
     async (c, { body, principal }) => {
+      // (One message; in a batch the SDK's own answer stands.)
+      const problem = Array.isArray(body) ? undefined : paramsProblem(body);
+      const accept = requestHeader(c, 'accept') ?? '';
+      if (problem && !Array.isArray(body) && accept.includes('application/json') && accept.includes('text/event-stream')) {
+        const headers = { 'x-request-id': requestId(c), ...(c.get('answerHeaders') ?? {}) };
+        return c.json({ jsonrpc: '2.0', id: body.id ?? null, error: { code: -32602, message: `Invalid params: ${problem}` } }, 200, headers);
+      }
       const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }] = await loadSdk();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const batchBudget = Array.isArray(body) && body.length > 1 ? { left: BATCH_RESULT_CHARS } : undefined;

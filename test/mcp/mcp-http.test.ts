@@ -384,6 +384,29 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     assert.equal(alone.json.result.isError, undefined);
   });
 
+  it('a request with unusable params is a JSON-RPC invalid params error (-32602) in words, not an internal error with a schema dump', async () => {
+    const h = harness();
+    const key = h.key();
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/call' }, /^Invalid params: params is required: \{ name, arguments\? \}$/],
+      [{ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5 } }, /^Invalid params: params\.name must be the name of a tool \(a string\)$/],
+      [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_recordings', arguments: null } }, /^Invalid params: params\.arguments must be an object/],
+      [{ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_recordings', arguments: [1] } }, /^Invalid params: params\.arguments must be an object/],
+      [{ jsonrpc: '2.0', id: 5, method: 'initialize' }, /^Invalid params: params is required: \{ protocolVersion, capabilities, clientInfo \}$/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await h.req('POST', '/mcp', { token: key, body, headers: ACCEPT });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.id, body.id);
+      assert.equal(res.json.error.code, -32602, res.text);
+      assert.match(res.json.error.message, message);
+      assert.ok(res.headers.get('x-request-id'));
+    }
+    // Good params still reach the tool.
+    const ok = await h.req('POST', '/mcp', { token: key, body: listCall(6), headers: ACCEPT });
+    assert.equal(ok.json.result.isError, undefined);
+  });
+
   it('is described in the v2 OpenAPI document', async () => {
     const h = harness();
     const doc = (await h.req('GET', '/api/v2/openapi.json')).json;
