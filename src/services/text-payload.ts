@@ -65,8 +65,12 @@ export function textPayloadBody(config: Pick<Config, 'publicUrl' | 'host' | 'por
   return JSON.stringify(payload);
 }
 
-/** Whitespace and punctuation a speech recogniser puts around words (" Todo, buy"), skipped at the start. */
-const LEADING_NOISE = /^[\s\p{P}]+/u;
+/**
+ * Whitespace and punctuation a speech recogniser puts around words (" Todo, buy"), skipped at the
+ * start; with the invisible format characters (\p{Cf}) that lead right-to-left text (U+200F) or
+ * slip in as zero-width spaces and byte order marks.
+ */
+const LEADING_NOISE = /^[\s\p{P}\p{Cf}]+/u;
 /** A character that continues a word: a letter, a digit, or a combining mark on one ("todó" spelt o + U+0301). */
 const WORD_CHAR = /^[\p{L}\p{N}\p{M}]/u;
 
@@ -82,11 +86,14 @@ const WORD_CHAR = /^[\p{L}\p{N}\p{M}]/u;
  * "todo:buy", where ":" already ends the word.
  */
 export function matchPrefix(transcript: string, rulePrefix: string): string | null {
-  let prefix = rulePrefix.replace(LEADING_NOISE, '');
-  let text = transcript.replace(LEADING_NOISE, '');
+  // Both in one Unicode form (NFC), so "café" typed with é matches "cafe" + U+0301 from a recogniser.
+  const said = transcript.normalize('NFC');
+  const wanted = rulePrefix.normalize('NFC');
+  let prefix = wanted.replace(LEADING_NOISE, '');
+  let text = said.replace(LEADING_NOISE, '');
   if (prefix === '') {
-    prefix = rulePrefix.replace(/^\s+/u, '');
-    text = transcript.replace(/^\s+/u, '');
+    prefix = wanted.replace(/^\s+/u, '');
+    text = said.replace(/^\s+/u, '');
   }
   const head = text.slice(0, prefix.length);
   // Compared per UTF-16 unit count of the prefix, so the command is cut at the same place.

@@ -228,6 +228,12 @@ describe('capture-rule prefix at a word boundary, after leading whitespace and p
     ['#', 'heading', null],
     ['café', 'CAFÉ, au lait', 'au lait'],
     ['note to self', 'Note to self: water plants', 'water plants'],
+    // One Unicode form (NFC) on both sides; invisible format characters at the start are skipped.
+    ['Café', 'Cafe\u0301 au lait', 'au lait'],
+    ['cafe\u0301', 'CAFÉ, au lait', 'au lait'],
+    ['מטלה', '\u200fמטלה לקנות חלב', 'לקנות חלב'],
+    ['todo', '\u200btodo buy', 'buy'],
+    ['todo', '\ufeff todo buy', 'buy'],
   ];
   for (const [prefix, transcript, command] of table) {
     it(`prefix ${JSON.stringify(prefix)} on ${JSON.stringify(transcript)} ${command === null ? 'does not fire' : `fires with command ${JSON.stringify(command)}`}`, () => {
