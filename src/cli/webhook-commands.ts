@@ -47,7 +47,9 @@ export function registerWebhookCommands(program: Command): void {
       withServices(opts, (s) => {
         s.auth.account(opts.account);
         const rows = s.webhooks.listActive(opts.account);
-        print(opts, { webhooks: rows }, table(rows as unknown as Array<Record<string, unknown>>, ['id', 'url', 'events', 'payloadMode', 'createdAt']));
+        // The rules in the table too: two text subscriptions to one receiver differ only there.
+        const shown = rows.map((w) => ({ ...w, rules: w.rules === null ? null : Object.entries(w.rules).map(([k, v]) => `${k}=${String(v)}`).join(',') }));
+        print(opts, { webhooks: rows }, table(shown, ['id', 'url', 'events', 'payloadMode', 'rules', 'createdAt']));
       }),
     );
   common(webhooks.command('disable').description('disable a subscription and cancel its queued deliveries'))

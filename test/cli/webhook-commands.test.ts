@@ -31,6 +31,11 @@ describe('reclib webhooks create|list|disable', () => {
     const listed = await cliJson(['webhooks', 'list', '--db', db, '--account', account.id]);
     assert.deepEqual(listed.webhooks.map((w: { id: string }) => w.id), [made.webhook.id, ruled.webhook.id]);
     assert.equal(JSON.stringify(listed).includes('whsec_'), false);
+    // The table shows the rules (two text subscriptions to one receiver differ only there).
+    const text = (await runCli(['webhooks', 'list', '--db', db, '--account', account.id])).stdout.split('\n');
+    assert.match(text[0]!, /^id +url +events +payloadMode +rules +createdAt$/);
+    assert.match(text.find((l) => l.startsWith(ruled.webhook.id))!, / text +prefix=Todo,captureInput=hold,kind=clip +\d{4}-/);
+    assert.match(text.find((l) => l.startsWith(made.webhook.id))!, / default +- +\d{4}-/);
 
     const disabled = await cliJson(['webhooks', 'disable', '--db', db, '--account', account.id, made.webhook.id]);
     assert.equal(disabled.webhook.status, 'disabled');
