@@ -141,6 +141,10 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     fsyncFile(kept);
     // Beside the kept database under the name serve would look for: `--db KEPT` finds it.
     const keptSecret = keepSecret(secretFile, `${kept}.secret`);
+    // The old secret also stays beside the secret file, under another name (a link: nothing to
+    // write, and the same file system, which a --master-secret-file elsewhere need not share with
+    // the database), so that putting it back is a rename.
+    const oldSecret = keptSecret === null ? null : holdOldSecret(secretFile);
     // From here a failure (a full disk) puts back what was changed: the old database and secret.
     let truncated = false;
     try {
@@ -152,9 +156,10 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
       copyInto(staged, fd, db);
       fs.fsyncSync(fd);
     } catch (e) {
-      const back = putBack({ fd: truncated ? fd : undefined, db, kept, secretFile, keptSecret });
+      const back = putBack({ fd: truncated ? fd : undefined, db, kept, secretFile, oldSecret });
       throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}; ${back}`);
     }
+    if (oldSecret !== null) fs.rmSync(oldSecret, { force: true });
     syncDirectory(path.dirname(db));
     return { database: db, secretFile, kept: { database: kept, secretFile: keptSecret } };
   } catch (e) {
@@ -174,9 +179,10 @@ const incomplete = (kept: string) => `reclib: this file is incomplete: a restore
 /**
  * After a restore failed halfway (a full disk): the kept database back in its place (it fits: the
  * same bytes were there before) and the old secret with it, each told apart. `fd`: the database
- * file, when it had been truncated (else it is as it was). `keptSecret`: null when there was none.
+ * file, when it had been truncated (else it is as it was). `oldSecret`: the old secret's second
+ * name beside the secret file (holdOldSecret), null when there was none.
  */
-export function putBack(o: { fd: number | undefined; db: string; kept: string; secretFile: string; keptSecret: string | null }): string {
+export function putBack(o: { fd: number | undefined; db: string; kept: string; secretFile: string; oldSecret: string | null }): string {
   const said: string[] = [];
   if (o.fd === undefined) said.push('the database was not changed');
   else {
@@ -200,7 +206,7 @@ export function putBack(o: { fd: number | undefined; db: string; kept: string; s
       if (src !== undefined) fs.closeSync(src);
     }
   }
-  if (o.keptSecret === null) {
+  if (o.oldSecret === null) {
     try {
       fs.rmSync(o.secretFile, { force: true });
       said.push('the backup\'s secret written for it is removed (there was none before)');
@@ -208,19 +214,31 @@ export function putBack(o: { fd: number | undefined; db: string; kept: string; s
       said.push(`remove ${o.secretFile}: it is the backup's secret, and there was none before (${(e as Error).message})`);
     }
   } else {
-    // A link and a rename: no data to write on a full disk.
-    const tmp = `${o.secretFile}.${process.pid}.restore-back`;
     try {
-      fs.rmSync(tmp, { force: true });
-      fs.linkSync(o.keptSecret, tmp);
-      fs.renameSync(tmp, o.secretFile);
+      fs.renameSync(o.oldSecret, o.secretFile);
       said.push('its secret is as it was');
     } catch (e) {
-      fs.rmSync(tmp, { force: true });
-      said.push(`the old secret could not be put back (${(e as Error).message}): copy ${o.keptSecret} over ${o.secretFile}`);
+      said.push(`the old secret could not be put back (${(e as Error).message}): it is ${o.oldSecret}; move it over ${o.secretFile}`);
     }
   }
+  try {
+    syncDirectory(path.dirname(o.secretFile));
+  } catch {
+    // The rename is done; only its durability across a power cut is not certain.
+  }
   return `${said.join('; ')} (the old database is also kept at ${o.kept})`;
+}
+
+/** A second name for the current secret file beside it (a hard link; a copy where links are not offered). */
+function holdOldSecret(secretFile: string): string {
+  const held = `${secretFile}.${process.pid}.before-restore`;
+  fs.rmSync(held, { force: true });
+  try {
+    fs.linkSync(secretFile, held);
+  } catch {
+    fs.copyFileSync(secretFile, held);
+  }
+  return held;
 }
 
 /** Copies the current master secret to `to` (never over an existing file); null when there is none. */

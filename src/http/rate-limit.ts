@@ -34,10 +34,11 @@ export class RateLimiter {
 
   /**
    * Counts `n` more requests of the credential, all or none: a batch of messages that counts as
-   * one request each, of which one was counted already (`take`/`count`). Refused whole (429) when
-   * the window has no room for all of them, with a Retry-After after which it has; a batch that
-   * could never fit (more than the limit) is a 400 saying so, not a Retry-After that never comes.
-   * Returns the headers of the answer and the time they were counted at (for giveBack()).
+   * one request each, of which one was counted already (`take`/`count`, and it stays counted).
+   * Refused whole (429) when the window has no room for all of them, with a Retry-After after
+   * which it has; a batch that could never fit (more than the limit) is a 400 saying so, not a
+   * Retry-After that never comes. Returns the headers of the answer and the time they were
+   * counted at (for giveBack()).
    */
   countMore(credentialId: string, n: number): { headers: Record<string, string> | undefined; at: number | undefined } {
     if (this.limit === 0 || n <= 0) return { headers: undefined, at: undefined };

@@ -15,7 +15,6 @@ import { arrayInPlaceOfObject } from './object-arrays';
 import { markRequestId, markRoute, matchedTemplate } from './request-observer';
 import type { AppEnv, HttpDeps, WriteForwarder } from './env';
 import type { OpenApiDoc, OperationDoc } from './openapi';
-import type { RateLimiter } from './rate-limit';
 
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
@@ -67,7 +66,7 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   batch?: true;
 }
 
-/** The first byte of a JSON text that is not white space ('[' for a batch); 0 for none. */
+/** The first byte of a JSON text that is not white space ('{' for one object); 0 for none. */
 function firstByte(bytes: Uint8Array): number {
   for (const b of bytes) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return b;
   return 0;
@@ -331,7 +330,8 @@ export class ApiRouter {
       // Parsed here only when something is read from it: a sign-in's account, a batch's size (a
       // body that is not an array is one request, and is not parsed twice).
       const body = () => parseBody(spec.body!, jsonBody(bytes, requestHeader(c, 'content-type')), spec.bodyOptional) as Out<B>;
-      if (spec.batch && principal && bytes && firstByte(bytes) === 0x5b) {
+      // Anything but one object is parsed here (a batch may follow a byte order mark).
+      if (spec.batch && principal && bytes && firstByte(bytes) !== 0x7b) {
         const parsed = body();
         if (Array.isArray(parsed)) countBatch(c, principal, parsed.length, counted);
       }
@@ -345,21 +345,14 @@ export class ApiRouter {
     };
     /**
      * A batch of `n` counted against the caller's credential, one of them at admission already.
-     * Refused whole, its admission's count goes back too: a refused batch costs nothing.
-     * `counted`: a write's record, for a later give-back.
+     * Refused whole, it keeps the admission's count, as the POST it was: the body was read and
+     * parsed for it, so refusals cannot loop for free. `counted`: a write's record, for a later
+     * give-back.
      */
     const countBatch = (c: Context<AppEnv>, principal: Principal, n: number, counted: Counted[] | undefined): void => {
       if (n <= 1) return;
       const id = principal.credentialId;
-      let t: ReturnType<RateLimiter['countMore']>;
-      try {
-        t = deps.rateLimiter.countMore(id, n - 1);
-      } catch (e) {
-        const admitted = counted?.findIndex((x) => x.budget === id) ?? -1;
-        if (admitted >= 0) deps.rateLimiter.giveBack(id, counted!.splice(admitted, 1)[0]!.at);
-        else deps.rateLimiter.giveBack(id);
-        throw e;
-      }
+      const t = deps.rateLimiter.countMore(id, n - 1);
       for (let i = 1; i < n; i++) counted?.push({ budget: id, at: t.at });
       if (!t.headers) return;
       if (spec.directAnswer || writes) c.set('answerHeaders', t.headers);

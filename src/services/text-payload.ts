@@ -67,10 +67,11 @@ export function textPayloadBody(config: Pick<Config, 'publicUrl' | 'host' | 'por
 
 /**
  * Whitespace and punctuation a speech recogniser puts around words (" Todo, buy"), skipped at the
- * start; with the invisible format characters (\p{Cf}) that lead right-to-left text (U+200F) or
- * slip in as zero-width spaces and byte order marks.
+ * start; with the invisible marks that lead right-to-left text or slip in (zero-width space and
+ * joiners, direction marks, embeddings and isolates, word joiner, byte order mark). Not every
+ * format character: U+0600, the Arabic number sign, belongs to the number after it.
  */
-const LEADING_NOISE = /^[\s\p{P}\p{Cf}]+/u;
+const LEADING_NOISE = /^[\s\p{P}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]+/u;
 /** A character that continues a word: a letter, a digit, or a combining mark on one ("todó" spelt o + U+0301). */
 const WORD_CHAR = /^[\p{L}\p{N}\p{M}]/u;
 
@@ -86,21 +87,41 @@ const WORD_CHAR = /^[\p{L}\p{N}\p{M}]/u;
  * "todo:buy", where ":" already ends the word.
  */
 export function matchPrefix(transcript: string, rulePrefix: string): string | null {
-  // Both in one Unicode form (NFC), so "café" typed with é matches "cafe" + U+0301 from a recogniser.
-  const said = transcript.normalize('NFC');
+  // Compared in one Unicode form (NFC), so "café" typed with é matches "cafe" + U+0301 from a
+  // recogniser; the command is cut from the transcript as it was written.
   const wanted = rulePrefix.normalize('NFC');
   let prefix = wanted.replace(LEADING_NOISE, '');
-  let text = said.replace(LEADING_NOISE, '');
+  let text = transcript.replace(LEADING_NOISE, '');
   if (prefix === '') {
     prefix = wanted.replace(/^\s+/u, '');
-    text = said.replace(/^\s+/u, '');
+    text = transcript.replace(/^\s+/u, '');
   }
-  const head = text.slice(0, prefix.length);
-  // Compared per UTF-16 unit count of the prefix, so the command is cut at the same place.
+  const cut = nfcCut(text, prefix.length);
+  if (cut === undefined) return null;
+  const head = text.slice(0, cut).normalize('NFC');
   const same = head.toLowerCase() === prefix.toLowerCase() || head.toUpperCase() === prefix.toUpperCase();
   if (!same) return null;
-  const rest = text.slice(prefix.length);
+  const rest = text.slice(cut);
   const last = [...prefix].at(-1) ?? '';
   if (WORD_CHAR.test(last) && WORD_CHAR.test(rest)) return null;
   return rest.replace(LEADING_NOISE, '');
+}
+
+/**
+ * Where in `text` its NFC form reaches `units` UTF-16 units: the length of text's start whose NFC
+ * is that long, or undefined when none is (the text is shorter, or a character composed across
+ * the point). Looks at about as many characters as the prefix has, whatever the text's length.
+ */
+function nfcCut(text: string, units: number): number | undefined {
+  if (text.slice(0, units + 1).normalize('NFC') === text.slice(0, units + 1)) return text.length >= units ? units : undefined;
+  // The longest such start: "todo" + U+0301 is "todó" in NFC, one character, not "todo" and a mark.
+  let end = 0;
+  let found: number | undefined;
+  for (const ch of text) {
+    end += ch.length;
+    const length = text.slice(0, end).normalize('NFC').length;
+    if (length === units) found = end;
+    if (length > units || end > 4 * units + 16) break;
+  }
+  return found;
 }

@@ -168,6 +168,7 @@ describe('reclib restore', () => {
       assert.equal(fs.readFileSync(kept.secretFile, 'utf8'), secretBefore);
       assert.equal(fs.readFileSync(`${db}.secret`, 'utf8'), fs.readFileSync(`${backup}.secret`, 'utf8'));
       assert.deepEqual([mode(kept.database), mode(kept.secretFile)], [0o600, 0o600]);
+      assert.deepEqual(fs.readdirSync(path.dirname(db)).filter((f) => f.endsWith('.before-restore')), [], "the old secret's second name is gone");
     } finally {
       if (!killed) await server.stop('SIGKILL');
     }
@@ -210,13 +211,13 @@ describe('reclib restore when the copy into the database fails halfway (a full d
     const dir = freshDir();
     const db = path.join(dir, 'reclib.db');
     const kept = `${db}.before-restore-1`;
-    return { db, kept, secretFile: `${db}.secret`, keptSecret: `${kept}.secret` };
+    return { db, kept, secretFile: `${db}.secret`, oldSecret: `${db}.secret.1.before-restore` as string | null };
   };
 
-  it('puts the kept database and the old secret back (a link, no data to write), and says both are as they were', () => {
+  it('puts the kept database and the old secret back (a rename, no data to write), and says both are as they were', () => {
     const f = files();
     fs.writeFileSync(f.kept, 'the old database, whole');
-    fs.writeFileSync(f.keptSecret, 'the old secret\n');
+    fs.writeFileSync(f.oldSecret!, 'the old secret\n');
     fs.writeFileSync(f.db, 'the backup, cut sho');
     fs.writeFileSync(f.secretFile, 'the backup secret\n');
     const fd = fs.openSync(f.db, 'r+');
@@ -227,13 +228,14 @@ describe('reclib restore when the copy into the database fails halfway (a full d
     }
     assert.equal(fs.readFileSync(f.db, 'utf8'), 'the old database, whole');
     assert.equal(fs.readFileSync(f.secretFile, 'utf8'), 'the old secret\n');
+    assert.equal(fs.existsSync(f.oldSecret!), false, 'its second name is gone');
   });
 
   it('without an old secret, removes the one written for the backup; a database not yet truncated is left alone', () => {
     const f = files();
     fs.writeFileSync(f.db, 'untouched');
     fs.writeFileSync(f.secretFile, 'the backup secret\n');
-    assert.equal(putBack({ ...f, fd: undefined, keptSecret: null }), `the database was not changed; the backup's secret written for it is removed (there was none before) (the old database is also kept at ${f.kept})`);
+    assert.equal(putBack({ ...f, fd: undefined, oldSecret: null }), `the database was not changed; the backup's secret written for it is removed (there was none before) (the old database is also kept at ${f.kept})`);
     assert.equal(fs.readFileSync(f.db, 'utf8'), 'untouched');
     assert.equal(fs.existsSync(f.secretFile), false);
   });
@@ -241,7 +243,7 @@ describe('reclib restore when the copy into the database fails halfway (a full d
   it('if the kept copy cannot be read, the file is marked incomplete, never left empty (an empty file would open as a new library), and the message says what to copy where', () => {
     const f = files();
     fs.writeFileSync(f.db, 'cut sho');
-    fs.writeFileSync(f.keptSecret, 'the old secret\n');
+    fs.writeFileSync(f.oldSecret!, 'the old secret\n');
     const fd = fs.openSync(f.db, 'r+');
     try {
       const said = putBack({ ...f, fd });

@@ -326,15 +326,15 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     assert.match(seven.json.error.message, /this batch holds 7 messages, each counted as a request, and there is room for 6 of them now; retry in 60 s/);
     // After Retry-After the four of the first batch have left the window: room for all seven.
     assert.equal(seven.headers.get('retry-after'), '60');
-    // Refused whole, it cost nothing, not even the POST.
+    // Refused whole, it cost one request, the POST itself (its body was read for it).
     const one = await h.req('POST', '/mcp', { token: key, body: INIT, headers: ACCEPT });
-    assert.equal(one.headers.get('ratelimit-remaining'), '5');
+    assert.equal(one.headers.get('ratelimit-remaining'), '4');
     // A batch that could never fit is a 400 saying so, with no Retry-After that would never come true.
     const eleven = await h.req('POST', '/mcp', { token: key, body: batchOf(11), headers: ACCEPT });
     assert.equal(eleven.status, 400);
     assert.match(eleven.json.error.message, /this batch holds 11 messages, each counted as a request, and the rate limit is 10 a minute: send at most 10 in one POST/);
     assert.equal(eleven.headers.get('retry-after'), null);
-    assert.equal((await h.req('POST', '/mcp', { token: key, body: INIT, headers: ACCEPT })).headers.get('ratelimit-remaining'), '4');
+    assert.equal((await h.req('POST', '/mcp', { token: key, body: INIT, headers: ACCEPT })).headers.get('ratelimit-remaining'), '2');
     // And at most 50 messages whatever the limit (each is run before any is answered).
     const unlimited = harness({ rateLimit: 0 });
     const fiftyOne = await unlimited.req('POST', '/mcp', { token: unlimited.key(), body: batchOf(51), headers: ACCEPT });
@@ -354,7 +354,14 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     const seven = await post(batchOf(7));
     assert.equal(seven.status, 429);
     assert.match(((await seven.json()) as { error: { message: string } }).error.message, /batch holds 7 messages/);
-    assert.equal((await post(INIT)).headers.get('ratelimit-remaining'), '5', 'the refused batch cost nothing');
+    assert.equal((await post(INIT)).headers.get('ratelimit-remaining'), '4', 'the refused batch cost one request');
+    // A byte order mark before the batch changes nothing (the writer thread's JSON reading skips it).
+    const bom = await fetch(`${served.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...ACCEPT },
+      body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(batchOf(5)))]),
+    });
+    assert.equal(bom.status, 429, 'counted as its five messages: no room for them');
   });
 
   it("a batch's tool results are bounded: once they hold about 8 MB, its further calls are isError results saying to send them alone", async () => {

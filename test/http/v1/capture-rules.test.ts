@@ -233,7 +233,11 @@ describe('capture-rule prefix at a word boundary, after leading whitespace and p
     ['cafe\u0301', 'CAFÉ, au lait', 'au lait'],
     ['מטלה', '\u200fמטלה לקנות חלב', 'לקנות חלב'],
     ['todo', '\u200btodo buy', 'buy'],
-    ['todo', '\ufeff todo buy', 'buy'],
+    ['todo', '\u2067todo buy\u2069', 'buy\u2069'],
+    // The command is cut from the transcript as written (not its NFC form), and U+0600 (the Arabic
+    // number sign, a format character) is no invisible mark: it stays with its number.
+    ['todo', 'Todo, Cafe\u0301 au lait', 'Cafe\u0301 au lait'],
+    ['todo', 'todo \u06005', '\u06005'],
   ];
   for (const [prefix, transcript, command] of table) {
     it(`prefix ${JSON.stringify(prefix)} on ${JSON.stringify(transcript)} ${command === null ? 'does not fire' : `fires with command ${JSON.stringify(command)}`}`, () => {
