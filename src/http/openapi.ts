@@ -21,7 +21,7 @@ export interface OperationDoc {
   body?: AnySchema;
   headers?: Array<{ name: string; required: boolean; description: string }>;
   /** contentType: the media type of the schema, application/json unless given (e.g. text/event-stream). */
-  responses: Record<number, { description: string; schema?: AnySchema; contentType?: string }>;
+  responses: Record<number, { description: string; schema?: AnySchema; contentType?: string; headers?: readonly AnswerHeader[] }>;
   /** A path outside the document's server prefix (e.g. /api/session). */
   serverUrl?: string;
 }
@@ -109,6 +109,18 @@ const errorEnvelope = {
   },
 };
 
+/** Headers of answers, as an OpenAPI response declares them (a generated client can read them). */
+const ANSWER_HEADERS = {
+  'X-Request-Id': { description: 'The request id (yours if you sent one): quote it when reporting a problem', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: "Requests a minute this credential may make", schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+  ETag: { description: 'The revision as an ETag ("3"): send it back as If-Match to change what you read', schema: { type: 'string' } },
+  Location: { description: 'The URL of what was created', schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '"true" when this is the answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+} as const;
+export type AnswerHeader = keyof typeof ANSWER_HEADERS;
+
 export class OpenApiDoc {
   private ops: OperationDoc[] = [];
 
@@ -131,9 +143,14 @@ export class OpenApiDoc {
     for (const op of this.ops) {
       const responses: Record<string, Json> = {};
       for (const [status, r] of Object.entries(op.responses)) {
+        const code = Number(status);
+        // An error without a schema of its own is the error envelope, as every error is.
+        const schema = r.schema ? jsonSchema(r.schema) : code >= 400 ? { $ref: '#/components/schemas/Error' } : undefined;
+        const names: AnswerHeader[] = ['X-Request-Id', ...(op.security === 'none' ? [] : (['RateLimit-Limit', 'RateLimit-Remaining'] as const)), ...(code === 429 || code === 503 ? (['Retry-After'] as const) : []), ...(r.headers ?? [])];
         responses[status] = {
           description: r.description,
-          ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema) } } } : {}),
+          headers: Object.fromEntries(names.map((n) => [n, ANSWER_HEADERS[n]])) as Json,
+          ...(schema ? { content: { [r.contentType ?? 'application/json']: { schema } } } : {}),
         };
       }
       responses.default = {

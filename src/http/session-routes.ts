@@ -3,6 +3,7 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import * as v from 'valibot';
 import type { HttpDeps } from './env';
 import type { ApiRouter } from './router';
+import { UnixMs } from './schemas/numbers';
 
 const SessionBody = v.strictObject({
   account: v.pipe(
@@ -13,10 +14,10 @@ const SessionBody = v.strictObject({
   ),
   password: v.pipe(v.string(), v.minLength(1), v.maxLength(1024)),
 });
-const SessionOut = v.object({ session: v.object({ token: v.string(), expiresAt: v.number() }) });
+const SessionOut = v.object({ session: v.object({ token: v.string(), expiresAt: UnixMs }) });
 const CurrentSessionOut = v.object({
   account: v.object({ id: v.string(), name: v.string() }),
-  session: v.object({ expiresAt: v.pipe(v.number(), v.description('Unix ms')) }),
+  session: v.object({ expiresAt: UnixMs }),
 });
 
 /** A sign-in's rate-limit budget: the account's (its id, or the name asked for), apart from its credentials'. */

@@ -91,7 +91,7 @@ const Listed = v.object({
   id: v.string(),
   type: v.picklist(RECORDING_TYPES),
   title: v.string(),
-  recordedAt: v.pipe(v.number(), v.description('Capture time, Unix milliseconds')),
+  recordedAt: v.pipe(v.number(), v.integer(), v.description('Capture time, Unix milliseconds')),
   snippet: v.pipe(v.string(), v.description('A short excerpt of the transcript (around the first matched word for a search)')),
 });
 

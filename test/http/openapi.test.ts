@@ -98,6 +98,41 @@ describe('OpenAPI documents', () => {
     assert.deepEqual(doc.paths['/api-keys'].post.security, [{ session: [] }, { sessionCookie: [] }]);
   });
 
+  it('answers carry the headers their responses declare (ETag, Location, Idempotent-Replayed, RateLimit-*); every error response is the envelope; times and revisions are integers', async () => {
+    const h = harness();
+    const key = h.key();
+    h.services.devices.add(h.accountId, { id: 'ring-1', name: 'My ring', model: 'ring' });
+    const doc = (await h.req('GET', '/api/v2/openapi.json')).json;
+    const declared = (path: string, method: string, status: number): string[] => Object.keys(doc.paths[path][method].responses[status].headers ?? {});
+    const carries = (res: { headers: Headers }, names: string[], what: string) => {
+      for (const name of names) assert.ok(res.headers.get(name) !== null, `${what}: ${name} is declared but not sent`);
+    };
+    const body = { type: 'memo', transcript: 'headers' };
+    const created = await h.req('POST', '/api/v2/recordings', { token: key, body, headers: { 'idempotency-key': 'hdr-1' } });
+    assert.equal(created.status, 201);
+    assert.deepEqual(declared('/recordings', 'post', 201), ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'Location', 'ETag']);
+    carries(created, declared('/recordings', 'post', 201), 'create');
+    const replayed = await h.req('POST', '/api/v2/recordings', { token: key, body, headers: { 'idempotency-key': 'hdr-1' } });
+    assert.equal(replayed.status, 200);
+    carries(replayed, declared('/recordings', 'post', 200), 'replay');
+    const id = created.json.recording.id as string;
+    carries(await h.req('GET', `/api/v2/recordings/${id}`, { token: key }), declared('/recordings/{id}', 'get', 200), 'get');
+    carries(await h.req('PATCH', `/api/v2/recordings/${id}`, { token: key, body: { title: 't' }, headers: { 'if-match': '"1"' } }), declared('/recordings/{id}', 'patch', 200), 'patch');
+    carries(await h.req('GET', '/api/v2/devices/ring-1/settings', { token: key }), declared('/devices/{id}/settings', 'get', 200), 'settings');
+    const stale = await h.req('PATCH', `/api/v2/recordings/${id}`, { token: key, body: { title: 'u' }, headers: { 'if-match': '"1"' } });
+    assert.equal(stale.status, 412);
+    carries(stale, declared('/recordings/{id}', 'patch', 412), 'a 412');
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, r] of Object.entries(op.responses ?? {})) {
+          if (Number(status) >= 400) assert.deepEqual(r.content?.['application/json']?.schema, { $ref: '#/components/schemas/Error' }, `${method} ${path} ${status}`);
+        }
+      }
+    }
+    const recording = doc.paths['/recordings/{id}'].get.responses[200].content['application/json'].schema.properties.recording.properties;
+    for (const field of ['recordedAt', 'updatedAt', 'revision']) assert.equal(recording[field].type, 'integer', field);
+  });
+
   it('/docs answers an HTML reference page without credentials', async () => {
     const h = harness();
     const res = await h.req('GET', '/docs');

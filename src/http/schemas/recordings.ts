@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { RECORDING_TYPES } from '../../services/device-inputs';
 import { RECORDING_STATUSES } from '../../services/recording-model';
+import { Int, UnixMs } from './numbers';
 
 export const RecordingSchema = v.object({
   id: v.string(),
@@ -9,9 +10,9 @@ export const RecordingSchema = v.object({
   title: v.string(),
   transcript: v.string(),
   summary: v.string(),
-  recordedAt: v.number(),
-  updatedAt: v.number(),
-  revision: v.number(),
+  recordedAt: UnixMs,
+  updatedAt: UnixMs,
+  revision: Int,
   status: v.picklist(RECORDING_STATUSES),
   pinned: v.boolean(),
   audio: v.array(v.object({ clientId: v.string(), fileId: v.string() })),

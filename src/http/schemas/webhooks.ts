@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { INPUT_NAMES, RECORDING_TYPES } from '../../services/device-inputs';
 import { EVENT_TYPES } from '../../services/events';
 import { MAX_PREFIX_LENGTH, MAX_URL_LENGTH, PAYLOAD_MODES } from '../../services/webhook-input';
+import { UnixMs } from './numbers';
 
 export const WebhookRulesSchema = v.strictObject({
   prefix: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(MAX_PREFIX_LENGTH))),
@@ -35,7 +36,7 @@ export const WebhookSchema = v.object({
   payloadMode: v.picklist(PAYLOAD_MODES),
   rules: v.nullable(v.object({ prefix: v.optional(v.string()), captureInput: v.optional(v.string()), kind: v.optional(v.string()) })),
   status: v.picklist(['active', 'disabled']),
-  createdAt: v.number(),
+  createdAt: UnixMs,
 });
 
 export const CreatedWebhookSchema = v.object({

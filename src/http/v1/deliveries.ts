@@ -7,6 +7,7 @@ import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { Id, IdParams } from '../schemas';
 import { idempotencyKey } from '../request-headers';
+import { Int, UnixMs } from '../schemas/numbers';
 
 const DeliverySchema = v.object({
   id: v.pipe(v.string(), v.description('dlv_…; the text payload id and the webhook-id header')),
@@ -14,17 +15,17 @@ const DeliverySchema = v.object({
   eventId: v.pipe(v.string(), v.description('The feed event id it carries, or manual_… for a manual send')),
   type: v.pipe(v.string(), v.description('recording.created | recording.updated | recording.transcript_ready | recording.deleted | recording.manual')),
   trigger: v.pipe(v.picklist(['event', 'rule', 'manual']), v.description('An event the subscription lists, a capture rule, or a manual send')),
-  revision: v.pipe(v.number(), v.description('The recording revision the body describes')),
+  revision: v.pipe(Int, v.description('The recording revision the body describes')),
   status: v.pipe(
     v.picklist(DELIVERY_STATUSES),
     v.description('queued (waiting for its next attempt), delivered (the receiver answered 2xx), failed (8 attempts used; kept for diagnosis), disabled (cancelled: subscription disabled or recording deleted)'),
   ),
-  attempts: v.number(),
-  lastStatusCode: v.nullable(v.number()),
+  attempts: Int,
+  lastStatusCode: v.nullable(Int),
   lastError: v.nullable(v.string()),
-  nextAttemptAt: v.nullable(v.number()),
-  createdAt: v.number(),
-  deliveredAt: v.nullable(v.number()),
+  nextAttemptAt: v.nullable(UnixMs),
+  createdAt: UnixMs,
+  deliveredAt: v.nullable(UnixMs),
 });
 
 const EvaluationSchema = v.object({
@@ -33,10 +34,10 @@ const EvaluationSchema = v.object({
     v.picklist(['pending_transcription', 'waiting_for_capture_input']),
     v.description('pending_transcription: no transcript yet; waiting_for_capture_input: the transcript matched, the rule names a captureInput and the capture has none yet'),
   ),
-  revision: v.nullable(v.number()),
+  revision: v.nullable(Int),
   eventId: v.nullable(v.string()),
-  createdAt: v.number(),
-  updatedAt: v.number(),
+  createdAt: UnixMs,
+  updatedAt: UnixMs,
 });
 
 const ManualBody = v.strictObject({

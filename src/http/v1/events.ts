@@ -5,6 +5,7 @@ import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { queryInt } from '../schemas';
 import { EventSchema } from '../schemas/events';
+import { Int } from '../schemas/numbers';
 
 /** v1 allows any limit >= 0; larger pages are served as pages of this size (hasMore says more). */
 const MAX_PAGE = 1000;
@@ -25,7 +26,7 @@ export function registerEventsV1(r: ApiRouter, deps: HttpDeps): void {
         'An `after` past the newest event (one kept from before a restore) gives 400',
       query: Query,
       responses: {
-        200: { description: 'A page of events', schema: v.object({ events: v.array(EventSchema), cursor: v.number(), hasMore: v.boolean() }) },
+        200: { description: 'A page of events', schema: v.object({ events: v.array(EventSchema), cursor: Int, hasMore: v.boolean() }) },
       },
     },
     (c, { query, principal }) => c.json(events.feedV1(principal.accountId, query.after, Math.min(query.limit, MAX_PAGE))),

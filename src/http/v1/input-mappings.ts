@@ -5,12 +5,13 @@ import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { Id } from '../schemas';
 import { InputsSchema } from '../schemas/devices';
+import { UnixMs } from '../schemas/numbers';
 
 const Revision = v.object({
   id: v.string(),
   deviceId: v.string(),
   inputs: InputsSchema,
-  createdAt: v.number(),
+  createdAt: UnixMs,
 });
 const RevisionsResponse = v.object({ revisions: v.array(Revision) });
 

@@ -14,6 +14,7 @@ import {
   type RecordingStatus,
 } from '../../services/recording-model';
 import { RecordingSchema } from '../schemas/recordings';
+import { Int, UnixMs } from '../schemas/numbers';
 
 export type RecordingV1Json = Omit<RecordingJson, 'type'> & {
   kind: RecordingType;
@@ -53,14 +54,14 @@ export const RecordingV1Schema = v.object({
   source: v.optional(v.string()),
   captureInput: v.optional(v.pipe(v.string(), v.description('The input that started the capture; fixed once set'))),
   processing: v.pipe(
-    v.object({ status: Status, updatedAt: v.number(), message: v.optional(v.string()) }),
+    v.object({ status: Status, updatedAt: UnixMs, message: v.optional(v.string()) }),
     v.description("The client's last processing report (updatedAt: when it last changed; the creation time before any report)"),
   ),
   audioAssets: v.pipe(
-    v.array(v.object({ clientId: v.string(), fileId: v.string(), reportedAt: v.number() })),
+    v.array(v.object({ clientId: v.string(), fileId: v.string(), reportedAt: UnixMs })),
     v.description('Local audio references of a memo, each with the time it was first reported available; always [] for a clip'),
   ),
 });
 
-const RefSchema = v.pipe(v.object({ id: v.string(), revision: v.number() }), v.description('Callers without recordings:read'));
+const RefSchema = v.pipe(v.object({ id: v.string(), revision: Int }), v.description('Callers without recordings:read'));
 export const RecordingV1Response = v.object({ recording: v.union([RecordingV1Schema, RefSchema]) });

@@ -13,6 +13,7 @@ import { CreateV1Body, LatestClipQuery, ListV1Query, PutV1Body, V1_IDEMPOTENCY_M
 import { RecordingV1Response, RecordingV1Schema, recordingV1Json, writtenV1 } from './recordings-shape';
 import { idempotencyKey, ifMatch, ifMatchFor } from '../request-headers';
 import { runWrite } from '../write-calls';
+import { Int } from '../schemas/numbers';
 
 const IF_MATCH = { name: 'If-Match', required: true, description: 'The ETag (revision) of your last read: "3", W/"3" or 3. Missing: 428; stale: 412.' };
 
@@ -62,7 +63,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
         },
       ],
       responses: {
-        200: { description: 'Created, or the replay of an earlier create (ETag and Location headers)', schema: RecordingV1Response },
+        200: { description: 'Created, or the replay of an earlier create (ETag and Location headers)', schema: RecordingV1Response, headers: ['ETag', 'Location'] },
         404: { description: 'captureInput with an unknown deviceId' },
         409: { description: 'idempotency_conflict' },
         410: { description: 'The recording this key or externalId created was deleted' },
@@ -98,7 +99,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       method: 'get', path: '/recordings/{id}', operationId: 'getRecording', tag: 'recordings', access: { permission: 'recordings:read' },
       summary: 'Read a recording with its processing report and local audio references; the ETag header is its revision',
       params: IdParams,
-      responses: { 200: { description: 'The recording', schema: v.object({ recording: RecordingV1Schema }) }, 404: { description: 'Not found' }, 410: { description: 'Deleted' } },
+      responses: { 200: { description: 'The recording', schema: v.object({ recording: RecordingV1Schema }), headers: ['ETag'] }, 404: { description: 'Not found' }, 410: { description: 'Deleted' } },
     },
     (c, { params, principal }) => {
       const row = recordings.get(principal, params.id);
@@ -116,7 +117,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       body: PutV1Body,
       headers: [IF_MATCH],
       responses: {
-        200: { description: 'The recording after the edit (an edit that changes nothing keeps the revision)', schema: RecordingV1Response },
+        200: { description: 'The recording after the edit (an edit that changes nothing keeps the revision)', schema: RecordingV1Response, headers: ['ETag'] },
         409: { description: 'immutable_field, or not_editable (an app capture that its app has not saved yet)' },
         410: { description: 'Deleted' },
         412: { description: 'Stale If-Match: read again' },
@@ -140,7 +141,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
       params: IdParams,
       headers: [IF_MATCH],
       responses: {
-        200: { description: 'Deleted; the revision of the deletion', schema: v.object({ recording: v.object({ id: v.string(), revision: v.number() }) }) },
+        200: { description: 'Deleted; the revision of the deletion', schema: v.object({ recording: v.object({ id: v.string(), revision: Int }) }) },
         410: { description: 'Already deleted' },
         412: { description: 'Stale If-Match' },
         428: { description: 'If-Match missing' },

@@ -8,6 +8,7 @@ import type { HttpDeps } from '../env';
 import type { ApiRouter } from '../router';
 import { IdParams, queryInt } from '../schemas';
 import { WebhookSchema } from '../schemas/webhooks';
+import { Int, UnixMs } from '../schemas/numbers';
 
 const LoggedDeliverySchema = v.object({
   id: v.pipe(v.string(), v.description('dlv_…; the webhook-id header of every attempt')),
@@ -18,11 +19,11 @@ const LoggedDeliverySchema = v.object({
     v.picklist(DELIVERY_STATUSES),
     v.description('queued (waiting for its next attempt), delivered (the receiver answered 2xx), failed (8 attempts used), disabled (cancelled: subscription disabled or recording deleted)'),
   ),
-  attempts: v.number(),
-  lastStatusCode: v.pipe(v.nullable(v.number()), v.description("The receiver's status code at the last attempt; null when none answered")),
+  attempts: Int,
+  lastStatusCode: v.pipe(v.nullable(Int), v.description("The receiver's status code at the last attempt; null when none answered")),
   lastError: v.pipe(v.nullable(v.string()), v.description('What went wrong at the last attempt (timeout, refused address, status); null after a 2xx')),
-  createdAt: v.number(),
-  updatedAt: v.number(),
+  createdAt: UnixMs,
+  updatedAt: UnixMs,
 });
 
 const LogQuery = v.object({

@@ -25,7 +25,7 @@ export function registerDevices(r: ApiRouter, deps: HttpDeps): void {
       method: 'get', path: '/devices/{id}/settings', operationId: 'getDeviceSettings', tag: 'devices', access: { permission: 'settings:read' },
       summary: 'Input settings of a device (only its supported inputs); the ETag header is the settings revision',
       params: IdParams,
-      responses: { 200: { description: 'Settings, with ETag', schema: SettingsResponse }, 404: { description: 'Unknown device' } },
+      responses: { 200: { description: 'Settings, with ETag', schema: SettingsResponse, headers: ['ETag'] }, 404: { description: 'Unknown device' } },
     },
     (c, { params, principal }) => {
       const s = deviceSettings.get(principal.accountId, params.id);
@@ -41,7 +41,7 @@ export function registerDevices(r: ApiRouter, deps: HttpDeps): void {
       body: v.strictObject({ inputs: InputsSchema }),
       headers: [{ name: 'If-Match', required: true, description: 'The ETag of the settings GET ("3", W/"3" or 3), at most 100 characters. Missing: 428; stale: 412, read again.' }],
       responses: {
-        200: { description: 'The settings after the change, with the new ETag. A change to nothing keeps the revision.', schema: SettingsResponse },
+        200: { description: 'The settings after the change, with the new ETag. A change to nothing keeps the revision.', schema: SettingsResponse, headers: ['ETag'] },
         404: { description: 'Unknown device' },
         412: { description: 'The settings changed since the ETag was read' },
         428: { description: 'If-Match missing' },

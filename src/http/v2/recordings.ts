@@ -17,11 +17,12 @@ import { RecordingSchema } from '../schemas/recordings';
 import { writeRefusal } from '../node-request';
 import { idempotencyKey, ifMatchFor } from '../request-headers';
 import { runWrite } from '../write-calls';
+import { Int } from '../schemas/numbers';
 
 const RECORDED_AT_RULE = `Capture time in Unix milliseconds, a whole number from 0 to ${MAX_RECORDED_AT} (year 2248; the bound keeps the listing sort key exact)`;
 
 const RecordingResponse = v.object({
-  recording: v.union([RecordingSchema, v.pipe(v.object({ id: v.string(), revision: v.number() }), v.description('Callers without recordings:read'))]),
+  recording: v.union([RecordingSchema, v.pipe(v.object({ id: v.string(), revision: Int }), v.description('Callers without recordings:read'))]),
 });
 
 const AudioRefSchema = v.strictObject({ clientId: Id, fileId: Id });
@@ -118,8 +119,8 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
         },
       ],
       responses: {
-        201: { description: 'Created; Location and ETag headers', schema: RecordingResponse },
-        200: { description: 'Replay of an earlier create (header Idempotent-Replayed: true)', schema: RecordingResponse },
+        201: { description: 'Created; Location and ETag headers', schema: RecordingResponse, headers: ['Location', 'ETag'] },
+        200: { description: 'Replay of an earlier create (header Idempotent-Replayed: true)', schema: RecordingResponse, headers: ['Idempotent-Replayed', 'Location', 'ETag'] },
         409: { description: 'idempotency_conflict: this key or externalId was used with another body; limit_reached: 1,024 recordings share this recordedAt millisecond' },
         410: { description: 'The recording this key or externalId created was deleted' },
       },
@@ -140,7 +141,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       method: 'get', path: '/recordings/{id}', operationId: 'getRecording', tag: 'recordings', access: { permission: 'recordings:read' },
       summary: 'Read a recording; the ETag header is its revision',
       params: IdParams,
-      responses: { 200: { description: 'The recording', schema: v.object({ recording: RecordingSchema }) }, 404: { description: 'Not found' }, 410: { description: 'Deleted' } },
+      responses: { 200: { description: 'The recording', schema: v.object({ recording: RecordingSchema }), headers: ['ETag'] }, 404: { description: 'Not found' }, 410: { description: 'Deleted' } },
       directAnswer: true,
     },
     (c, { params, principal }) => {
@@ -156,7 +157,7 @@ export function registerRecordings(r: ApiRouter, deps: HttpDeps): void {
       body: PatchBody,
       headers: [IF_MATCH],
       responses: {
-        200: { description: 'The recording after the edit (an edit that changes nothing keeps the revision)', schema: RecordingResponse },
+        200: { description: 'The recording after the edit (an edit that changes nothing keeps the revision)', schema: RecordingResponse, headers: ['ETag'] },
         409: { description: 'immutable_field (type, audio, recordedAt, externalId, deviceId) or not_editable (a capture the app has not saved yet)' },
         410: { description: 'Deleted' },
         412: { description: 'Stale If-Match: read again' },
