@@ -76,7 +76,21 @@ export function createApp(services: Services, options: AppOptions = {}) {
     return fail('internal', `unexpected failure; quote request id ${c.get('requestId')} when reporting it`);
   });
 
-  const noRoute = (c: Context<AppEnv>) => errorResponse(c, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+  // A path that exists with other methods says which (PUT where v2 edits with PATCH): still the
+  // contract's 404 not_found (§4 has no 405 code), with the methods in the message.
+  let templates: Array<{ method: string; path: RegExp }> | undefined;
+  const methodsOf = (pathname: string): string[] => {
+    templates ??= app.routes
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => ({ method: r.method, path: new RegExp(`^${r.path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`) }));
+    return [...new Set(templates.filter((t) => t.path.test(pathname)).map((t) => t.method))];
+  };
+  const noRoute = (c: Context<AppEnv>) => {
+    const pathname = new URL(c.req.url).pathname;
+    const others = methodsOf(pathname);
+    const hint = others.length > 0 ? `; ${pathname} takes ${others.join(', ')}` : '';
+    return errorResponse(c, 'not_found', `no route for ${c.req.method} ${pathname}${hint}`);
+  };
   app.notFound(plainRoute(noRoute));
 
   // The node server answers GET /healthz before the app does (src/http/direct-routes.ts), alike.

@@ -44,16 +44,33 @@ async function load() {
         body.append($('label', {}, 'JSON body'), $('pre', { textContent: JSON.stringify(sch, null, 1) }), ta = $('textarea', { value: '{}' }));
       }
       const out = $('pre');
+      let streaming = null;
       const btn = $('button', { textContent: 'Send', onclick: async () => {
+        if (streaming) { streaming.abort(); return; }
         let url = base + path; const q = new URLSearchParams(); const headers = {};
         for (const [k, i] of Object.entries(inputs)) { if (!i.value) continue; const [where, n] = k.split(':');
           if (where === 'path') url = url.replace('{' + n + '}', encodeURIComponent(i.value));
           else if (where === 'query') q.set(n, i.value); else headers[n] = i.value; }
         const tok = document.getElementById('token').value.trim(); if (tok) headers.authorization = 'Bearer ' + tok;
         if (ta) headers['content-type'] = 'application/json';
-        const res = await fetch(url + (q.toString() ? '?' + q : ''), { method: method.toUpperCase(), headers, body: ta ? ta.value : undefined });
+        const ctl = new AbortController();
+        let res;
+        try { res = await fetch(url + (q.toString() ? '?' + q : ''), { method: method.toUpperCase(), headers, body: ta ? ta.value : undefined, signal: ctl.signal }); }
+        catch (e) { out.textContent = String(e); return; }
+        // The headers a client needs next: the ETag for If-Match, where it was created, the limits.
+        const shownHeaders = ['etag', 'location', 'idempotent-replayed', 'ratelimit-limit', 'ratelimit-remaining', 'retry-after', 'x-request-id']
+          .filter((h) => res.headers.get(h) !== null).map((h) => h + ': ' + res.headers.get(h)).join('\\n');
+        const head = res.status + ' ' + res.statusText + '\\n' + shownHeaders + '\\n\\n';
+        if ((res.headers.get('content-type') || '').startsWith('text/event-stream') && res.body) {
+          // A stream never ends: its events are shown as they come, until Stop.
+          streaming = ctl; btn.textContent = 'Stop'; out.textContent = head;
+          const reader = res.body.getReader(); const dec = new TextDecoder();
+          try { for (;;) { const { done, value } = await reader.read(); if (done) break; out.textContent += dec.decode(value, { stream: true }); } }
+          catch {} finally { streaming = null; btn.textContent = 'Send'; }
+          return;
+        }
         const text = await res.text(); let shown = text; try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch {}
-        out.textContent = res.status + ' ' + res.statusText + '\\n' + shown;
+        out.textContent = head + shown;
       } });
       body.append(btn, out, $('details', {}, $('summary', { textContent: 'responses' }), $('pre', { textContent: JSON.stringify(op.responses, null, 1) })));
       d.append(s, body); main.append(d);

@@ -101,12 +101,24 @@ export function issueMessage(where: string, issues: readonly v.BaseIssue<unknown
   if (issue.kind === 'schema' && issue.type.endsWith('object') && issue.input === undefined && issue.expected?.startsWith('"')) {
     return `${path}: required field is missing`;
   }
+  // And a wrong type as 'Invalid type: Expected string but received null': said as our messages are.
+  const wanted = issue.kind === 'schema' && issue.message.startsWith('Invalid type:') ? TYPE_WORDS[issue.expected ?? ''] : undefined;
+  if (wanted) return `${path}: must be ${wanted}, not ${issue.received}`;
   return `${path}: ${issue.message}`;
 }
 
+/** valibot's names of the types a value should have had, as a message says them. */
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  Object: 'an object',
+  Array: 'an array',
+};
+
 export function parseWith<S extends Schema>(where: string, schema: S, input: unknown): v.InferOutput<S> {
   const array = arrayInPlaceOfObject(where, schema, input);
-  if (array) throw invalid(`${array}: Invalid type: Expected Object but received Array`);
+  if (array) throw invalid(`${array}: must be an object, not an array`);
   const r = v.safeParse(schema, input);
   if (!r.success) throw invalid(issueMessage(where, r.issues));
   return r.output;

@@ -26,6 +26,17 @@ async function memo(h: Harness, token: string): Promise<string> {
 }
 
 describe('an array sent where an object is expected is a 400 naming it', () => {
+  it('a value of the wrong type is named with the type it must be, in words (not the validation library\'s)', async () => {
+    const h = harness();
+    const key = h.key();
+    const res = await h.req('POST', '/api/v2/recordings', { token: key, headers: { 'idempotency-key': 'types-1' }, body: { type: 'memo', title: null } });
+    assert.equal(res.status, 400);
+    assert.equal(res.json.error.message, 'body.title: must be a string, not null');
+    const id = await memo(h, key);
+    const pinned = await h.req('PATCH', `/api/v2/recordings/${id}`, { token: key, headers: { 'if-match': '"1"' }, body: { pinned: 'yes' } });
+    assert.equal(pinned.json.error.message, 'body.pinned: must be true or false, not "yes"');
+  });
+
   it('a whole body of [] is refused, not read as {} (PATCH changes nothing)', async () => {
     const h = harness();
     const key = h.key();
@@ -33,7 +44,7 @@ describe('an array sent where an object is expected is a 400 naming it', () => {
     for (const [method, path] of [['PATCH', `/api/v2/recordings/${id}`], ['PUT', `/api/v1/recordings/${id}`]] as const) {
       const res = await h.req(method, path, { token: key, headers: { 'if-match': '"1"' }, body: '[]' });
       assertInvalid(res, 'body');
-      assert.match(res.json.error.message, /Expected Object but received Array/);
+      assert.match(res.json.error.message, /^body: must be an object, not an array$/);
     }
     const after = await h.req('GET', `/api/v2/recordings/${id}`, { token: key });
     assert.equal(after.json.recording.revision, 1);
@@ -307,5 +318,18 @@ describe('text must be valid Unicode: a lone surrogate escape is a 400 naming th
     assert.ok(res.json.error.message.length < 400, 'the path in the message is cut short');
     assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
     assert.deepEqual(h.errors, []);
+  });
+});
+
+describe('a method the path does not take', () => {
+  it('is the contract\'s 404 not_found, naming the methods the path takes (PUT where v2 edits with PATCH)', async () => {
+    const h = harness();
+    const key = h.key();
+    const put = await h.req('PUT', '/api/v2/recordings/rec_x', { token: key });
+    assert.equal(put.status, 404);
+    assert.equal(put.json.error.code, 'not_found');
+    assert.equal(put.json.error.message, 'no route for PUT /api/v2/recordings/rec_x; /api/v2/recordings/rec_x takes GET, PATCH, DELETE');
+    const nowhere = await h.req('GET', '/api/v2/nowhere', { token: key });
+    assert.equal(nowhere.json.error.message, 'no route for GET /api/v2/nowhere');
   });
 });

@@ -331,6 +331,22 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.goto(`${server.url}/docs`);
     await page.getByText('reclib API 2.0.0').waitFor();
     await page.getByText('Create a recording (idempotent').first().waitFor();
+    await page.locator('#token').fill(server.token);
+    // Send shows the headers a client needs next (the limits, the request id) with the answer.
+    const list = page.locator('details').filter({ has: page.locator('summary', { hasText: /^GET\/api\/v2\/recordings {2}/ }) });
+    await list.locator('summary').first().click();
+    await list.getByRole('button', { name: 'Send' }).click();
+    await waitUntil(async () => /^200 OK\n[\s\S]*ratelimit-remaining: \d+[\s\S]*x-request-id: req_/.test(await list.locator('pre').first().innerText()), 'the answer with its headers');
+    // A stream is shown as it comes, and Send becomes Stop (it used to wait for an end that never comes).
+    const stream = page.locator('details').filter({ has: page.locator('summary', { hasText: /^GET\/api\/v2\/events\/stream/ }) });
+    await stream.locator('summary').first().click();
+    await stream.getByRole('button', { name: 'Send' }).click();
+    await stream.getByRole('button', { name: 'Stop' }).waitFor();
+    await waitUntil(async () => (await stream.locator('pre').first().innerText()).startsWith('200 OK'), 'the stream answered');
+    await server.api('POST', '/api/v2/recordings', { type: 'memo', title: 'Seen in the docs' }, { 'idempotency-key': 'docs-stream-1' });
+    await waitUntil(async () => /event: recording\.created/.test(await stream.locator('pre').first().innerText()), 'the event shows');
+    await stream.getByRole('button', { name: 'Stop' }).click();
+    await stream.getByRole('button', { name: 'Send' }).waitFor();
   });
 
   it('no request left the server origin and the page logged no errors', () => {
