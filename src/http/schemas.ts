@@ -28,7 +28,7 @@ export const RecordedAt = v.pipe(
 export const queryInt = (min: number, max: number) =>
   v.pipe(
     v.string(),
-    v.regex(/^\d{1,16}$/, 'must be a whole number'),
+    v.regex(/^\d{1,16}$/, `must be a whole number from ${min} to ${max}`),
     v.transform(Number),
     v.number(),
     v.minValue(min, `must be at least ${min}`),

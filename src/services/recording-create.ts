@@ -64,7 +64,8 @@ function freeSlot(store: RecordingStore, given: number | undefined, now: number)
 export function replay(row: RecordingRow, hash: string, via: 'Idempotency-Key' | 'externalId'): RecordingRow {
   if (row.deleted_at !== null) throw new AppError('gone', `the recording this ${via} created (${row.id}) was deleted`);
   if (row.body_hash !== hash) {
-    throw new AppError('idempotency_conflict', `${via} was already used with a different body (recording ${row.id}); use a new key for a new recording`);
+    const instead = via === 'externalId' ? 'another externalId' : 'a new Idempotency-Key';
+    throw new AppError('idempotency_conflict', `${via} was already used with a different body (recording ${row.id}); use ${instead} for a new recording`);
   }
   return row;
 }

@@ -333,3 +333,18 @@ describe('a method the path does not take', () => {
     assert.equal(nowhere.json.error.message, 'no route for GET /api/v2/nowhere');
   });
 });
+
+describe('messages say what to change', () => {
+  it('a query number out of its range says the range; an externalId reused with another body says to use another externalId', async () => {
+    const h = harness();
+    const key = h.key();
+    const from = await h.req('GET', '/api/v2/recordings?from=-1', { token: key });
+    assert.equal(from.status, 400);
+    assert.match(from.json.error.message, /^query\.from: must be a whole number from 0 to \d+$/);
+    const first = await h.req('POST', '/api/v1/recordings', { token: key, headers: { 'idempotency-key': 'ext-1' }, body: { kind: 'memo', title: 'a', externalId: 'import-7' } });
+    assert.equal(first.status, 200, first.text);
+    const other = await h.req('POST', '/api/v1/recordings', { token: key, headers: { 'idempotency-key': 'ext-2' }, body: { kind: 'memo', title: 'b', externalId: 'import-7' } });
+    assert.equal(other.status, 409);
+    assert.match(other.json.error.message, /^externalId was already used with a different body \(recording rec_\w+\); use another externalId for a new recording$/);
+  });
+});
