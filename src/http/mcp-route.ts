@@ -15,8 +15,11 @@ import { requestId, type ApiRouter } from './router';
  * The SDK, loaded on the first MCP request: building its zod schemas at import took 350-500 ms
  * here (measured on the bundle), which every CLI command and every server start would pay.
  */
-let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('../mcp/tool-server')]> | undefined;
-const loadSdk = () => (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../mcp/tool-server')]));
+let sdk:
+  | Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('../mcp/tool-server'), typeof import('@modelcontextprotocol/sdk/types.js')]>
+  | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../mcp/tool-server'), import('@modelcontextprotocol/sdk/types.js')]));
 
 const Message = v.looseObject({
   jsonrpc: v.pipe(v.literal('2.0', 'must be "2.0"'), v.description('JSON-RPC version')),
@@ -98,14 +101,21 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       batch: true,
     },
     async (c, { body, principal }) => {
-      // (One message; in a batch the SDK's own answer stands.)
+      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }, { SUPPORTED_PROTOCOL_VERSIONS }] = await loadSdk();
+      // One message whose params the SDK cannot use, in a request the transport would otherwise
+      // take (its Accept, media type and protocol version): answered here. In a batch the SDK's
+      // own answers stand.
       const problem = Array.isArray(body) ? undefined : paramsProblem(body);
-      const accept = requestHeader(c, 'accept') ?? '';
-      if (problem && !Array.isArray(body) && accept.includes('application/json') && accept.includes('text/event-stream')) {
-        const headers = { 'x-request-id': requestId(c), ...(c.get('answerHeaders') ?? {}) };
-        return c.json({ jsonrpc: '2.0', id: body.id ?? null, error: { code: -32602, message: `Invalid params: ${problem}` } }, 200, headers);
+      if (problem && !Array.isArray(body)) {
+        const accept = requestHeader(c, 'accept') ?? '';
+        const media = (requestHeader(c, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+        const version = requestHeader(c, 'mcp-protocol-version');
+        const taken = accept.includes('application/json') && accept.includes('text/event-stream') && media === 'application/json';
+        if (taken && (version === undefined || body.method === 'initialize' || SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
+          const headers = { 'x-request-id': requestId(c), ...(c.get('answerHeaders') ?? {}) };
+          return c.json({ jsonrpc: '2.0', id: body.id ?? null, error: { code: -32602, message: `Invalid params: ${problem}` } }, 200, headers);
+        }
       }
-      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }] = await loadSdk();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const batchBudget = Array.isArray(body) && body.length > 1 ? { left: BATCH_RESULT_CHARS } : undefined;
       const server = toolServer({ services: deps.services, principal, requestId: requestId(c), logError, batchBudget });

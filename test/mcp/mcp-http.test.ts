@@ -409,6 +409,9 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
       assert.match(res.json.error.message, message);
       assert.ok(res.headers.get('x-request-id'));
     }
+    // What the transport refuses first it still refuses: an unsupported protocol version is a 400.
+    const version = await h.req('POST', '/mcp', { token: key, body: cases[0]![0], headers: { ...ACCEPT, 'mcp-protocol-version': '1999-01-01' } });
+    assert.equal(version.status, 400, version.text);
     // Good params still reach the tool.
     const ok = await h.req('POST', '/mcp', { token: key, body: listCall(6), headers: ACCEPT });
     assert.equal(ok.json.result.isError, undefined);
