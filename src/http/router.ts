@@ -103,9 +103,12 @@ export function issueMessage(where: string, issues: readonly v.BaseIssue<unknown
   }
   // And a wrong type as 'Invalid type: Expected string but received null': said as our messages are.
   const wanted = issue.kind === 'schema' && issue.message.startsWith('Invalid type:') ? TYPE_WORDS[issue.expected ?? ''] : undefined;
-  if (wanted) return `${path}: must be ${wanted}, not ${issue.received}`;
+  if (wanted) return `${path}: must be ${wanted}, not ${shortened(issue.received)}`;
   return `${path}: ${issue.message}`;
 }
+
+/** What was received, as valibot words it ("yes", 5, null, Object), cut to a few words. */
+const shortened = (received: string): string => (received === 'Object' || received === 'Array' ? TYPE_WORDS[received]! : received.length > 40 ? `${received.slice(0, 30)}…` : received);
 
 /** valibot's names of the types a value should have had, as a message says them. */
 const TYPE_WORDS: Record<string, string> = {
