@@ -20,7 +20,12 @@ textarea{width:100%;min-height:90px;font-family:ui-monospace,monospace}label{dis
 </header><main id="ops">Loading…</main>
 <script>
 const $ = (t, a = {}, ...kids) => { const e = document.createElement(t); Object.assign(e, a); e.append(...kids); return e; };
+// Streams opened with Send: stopped when the page is built again (another version), whose Stop
+// buttons would be gone.
+const open = new Set();
 async function load() {
+  for (const ctl of open) ctl.abort();
+  open.clear();
   const ver = document.getElementById('ver').value;
   const doc = await (await fetch('/api/' + ver + '/openapi.json')).json();
   const main = document.getElementById('ops'); main.textContent = '';
@@ -45,6 +50,7 @@ async function load() {
       }
       const out = $('pre');
       let streaming = null;
+      const show = (text) => { out.textContent = text.length > 200000 ? '…' + text.slice(-200000) : text; };
       const btn = $('button', { textContent: 'Send', onclick: async () => {
         if (streaming) { streaming.abort(); return; }
         let url = base + path; const q = new URLSearchParams(); const headers = {};
@@ -63,10 +69,10 @@ async function load() {
         const head = res.status + ' ' + res.statusText + '\\n' + shownHeaders + '\\n\\n';
         if ((res.headers.get('content-type') || '').startsWith('text/event-stream') && res.body) {
           // A stream never ends: its events are shown as they come, until Stop.
-          streaming = ctl; btn.textContent = 'Stop'; out.textContent = head;
+          streaming = ctl; open.add(ctl); btn.textContent = 'Stop'; out.textContent = head;
           const reader = res.body.getReader(); const dec = new TextDecoder();
-          try { for (;;) { const { done, value } = await reader.read(); if (done) break; out.textContent += dec.decode(value, { stream: true }); } }
-          catch {} finally { streaming = null; btn.textContent = 'Send'; }
+          try { for (;;) { const { done, value } = await reader.read(); if (done) break; show(out.textContent + dec.decode(value, { stream: true })); } }
+          catch {} finally { streaming = null; open.delete(ctl); btn.textContent = 'Send'; }
           return;
         }
         const text = await res.text(); let shown = text; try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch {}

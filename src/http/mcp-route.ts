@@ -75,6 +75,9 @@ function paramsProblem(m: v.InferOutput<typeof Message>): string | undefined {
   return undefined;
 }
 
+/** What GET and DELETE answer: a JSON-RPC error, not the error envelope. */
+const DeclinedBody = v.object({ jsonrpc: v.literal('2.0'), error: v.object({ code: v.pipe(v.number(), v.integer()), message: v.string() }), id: v.null() });
+
 const declined = (c: Context<AppEnv>) =>
   c.json(
     { jsonrpc: '2.0', error: { code: -32000, message: `${c.req.method} is not offered: this MCP endpoint is stateless; POST each JSON-RPC message` }, id: null },
@@ -101,7 +104,7 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       batch: true,
     },
     async (c, { body, principal }) => {
-      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }, { SUPPORTED_PROTOCOL_VERSIONS }] = await loadSdk();
+      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }, { SUPPORTED_PROTOCOL_VERSIONS, JSONRPCRequestSchema }] = await loadSdk();
       // One message whose params the SDK cannot use, in a request the transport would otherwise
       // take (its Accept, media type and protocol version): answered here. In a batch the SDK's
       // own answers stand.
@@ -110,8 +113,8 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
         const accept = requestHeader(c, 'accept') ?? '';
         const media = (requestHeader(c, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
         const version = requestHeader(c, 'mcp-protocol-version');
-        const taken = accept.includes('application/json') && accept.includes('text/event-stream') && media === 'application/json';
-        if (taken && (version === undefined || body.method === 'initialize' || SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
+        const taken = accept.includes('application/json') && accept.includes('text/event-stream') && media === 'application/json' && JSONRPCRequestSchema.safeParse(body).success;
+        if (taken && (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version))) {
           const headers = { 'x-request-id': requestId(c), ...(c.get('answerHeaders') ?? {}) };
           return c.json({ jsonrpc: '2.0', id: body.id ?? null, error: { code: -32602, message: `Invalid params: ${problem}` } }, 200, headers);
         }
@@ -139,7 +142,7 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       {
         method, path: '/mcp', operationId: `mcp${method === 'get' ? 'Get' : 'Delete'}`, tag: 'mcp', access: 'public',
         summary: `Declined with 405 (Allow: POST): this MCP endpoint is stateless, so it has ${method === 'get' ? 'no server-initiated stream' : 'no session to end'}`,
-        responses: { 405: { description: 'Method not allowed (a JSON-RPC error body, as MCP clients expect)' } },
+        responses: { 405: { description: 'Method not allowed (a JSON-RPC error body, as MCP clients expect)', schema: DeclinedBody, headers: ['Allow'] } },
         writesNothing: true,
       },
       (c) => declined(c),

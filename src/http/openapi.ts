@@ -117,7 +117,8 @@ const ANSWER_HEADERS = {
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
   ETag: { description: 'The revision as an ETag ("3"): send it back as If-Match to change what you read', schema: { type: 'string' } },
   Location: { description: 'The URL of what was created', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '"true" when this is the answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': { description: '"true" when this is the answer to an earlier create (the same Idempotency-Key, or the same externalId)', schema: { type: 'string', enum: ['true'] } },
+  Allow: { description: 'The methods this path takes', schema: { type: 'string' } },
 } as const;
 export type AnswerHeader = keyof typeof ANSWER_HEADERS;
 
@@ -146,7 +147,9 @@ export class OpenApiDoc {
         const code = Number(status);
         // An error without a schema of its own is the error envelope, as every error is.
         const schema = r.schema ? jsonSchema(r.schema) : code >= 400 ? { $ref: '#/components/schemas/Error' } : undefined;
-        const names: AnswerHeader[] = ['X-Request-Id', ...(op.security === 'none' ? [] : (['RateLimit-Limit', 'RateLimit-Remaining'] as const)), ...(code === 429 || code === 503 ? (['Retry-After'] as const) : []), ...(r.headers ?? [])];
+        // RateLimit-* once a credential was counted: not on a 401, which has none.
+        const counted = op.security !== 'none' && code !== 401;
+        const names: AnswerHeader[] = ['X-Request-Id', ...(counted ? (['RateLimit-Limit', 'RateLimit-Remaining'] as const) : []), ...(code === 429 || code === 503 ? (['Retry-After'] as const) : []), ...(r.headers ?? [])];
         responses[status] = {
           description: r.description,
           headers: Object.fromEntries(names.map((n) => [n, ANSWER_HEADERS[n]])) as Json,
@@ -155,6 +158,7 @@ export class OpenApiDoc {
       }
       responses.default = {
         description: 'Error envelope { error: { code, message } }; the codes and their statuses are listed in components.schemas.Error',
+        headers: { 'X-Request-Id': ANSWER_HEADERS['X-Request-Id'], 'Retry-After': { ...ANSWER_HEADERS['Retry-After'], description: 'On a 429 or 503: seconds to wait before trying again' } } as Json,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
       const headerParams = (op.headers ?? []).map((h) => ({

@@ -107,8 +107,12 @@ export function issueMessage(where: string, issues: readonly v.BaseIssue<unknown
   return `${path}: ${issue.message}`;
 }
 
-/** What was received, as valibot words it ("yes", 5, null, Object), cut to a few words. */
-const shortened = (received: string): string => (received === 'Object' || received === 'Array' ? TYPE_WORDS[received]! : received.length > 40 ? `${received.slice(0, 30)}…` : received);
+/**
+ * What was received, by its kind (valibot words it "yes", 5, null, Object): never the value
+ * itself, which may be long or a secret (a password sent as a number).
+ */
+const shortened = (received: string): string =>
+  received.startsWith('"') ? 'a string' : /^-?(\d|Infinity|NaN)/.test(received) ? 'a number' : (TYPE_WORDS[received] ?? received);
 
 /** valibot's names of the types a value should have had, as a message says them. */
 const TYPE_WORDS: Record<string, string> = {

@@ -105,6 +105,6 @@ export const RecordingOutput = v.object({ recording: RecordingSchema });
 export const CreatedOutput = v.object({
   recording: v.union([
     RecordingSchema,
-    v.pipe(v.object({ id: v.string(), revision: v.number() }), v.description('Only id and revision when the key lacks recordings:read')),
+    v.pipe(v.object({ id: v.string(), revision: v.pipe(v.number(), v.integer()) }), v.description('Only id and revision when the key lacks recordings:read')),
   ]),
 });

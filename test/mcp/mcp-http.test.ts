@@ -412,6 +412,11 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
     // What the transport refuses first it still refuses: an unsupported protocol version is a 400.
     const version = await h.req('POST', '/mcp', { token: key, body: cases[0]![0], headers: { ...ACCEPT, 'mcp-protocol-version': '1999-01-01' } });
     assert.equal(version.status, 400, version.text);
+    const initialize = await h.req('POST', '/mcp', { token: key, body: cases[4]![0], headers: { ...ACCEPT, 'mcp-protocol-version': '1999-01-01' } });
+    assert.equal(initialize.status, 400, initialize.text);
+    // And a message that is no JSON-RPC request to the transport (an id that is not an integer).
+    const fraction = await h.req('POST', '/mcp', { token: key, body: { jsonrpc: '2.0', id: 1.5, method: 'tools/call' }, headers: ACCEPT });
+    assert.equal(fraction.status, 400, fraction.text);
     // Good params still reach the tool.
     const ok = await h.req('POST', '/mcp', { token: key, body: listCall(6), headers: ACCEPT });
     assert.equal(ok.json.result.isError, undefined);

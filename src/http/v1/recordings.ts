@@ -63,7 +63,7 @@ export function registerRecordingsV1(r: ApiRouter, deps: HttpDeps): void {
         },
       ],
       responses: {
-        200: { description: 'Created, or the replay of an earlier create (ETag and Location headers)', schema: RecordingV1Response, headers: ['ETag', 'Location'] },
+        200: { description: 'Created, or the replay of an earlier create (ETag and Location headers)', schema: RecordingV1Response, headers: ['ETag', 'Location', 'Idempotent-Replayed'] },
         404: { description: 'captureInput with an unknown deviceId' },
         409: { description: 'idempotency_conflict' },
         410: { description: 'The recording this key or externalId created was deleted' },
