@@ -328,10 +328,11 @@ describe('text must be valid Unicode: a lone surrogate escape is a 400 naming th
   });
 });
 
-describe('a method the path does not take', () => {
-  it('is the contract\'s 404 not_found, naming the methods the path takes (PUT where v2 edits with PATCH)', async () => {
-    const h = harness();
-    const key = h.key();
+describe('messages say what to change', () => {
+  const h = harness();
+  const key = h.key();
+
+  it('a method the path does not take is the contract\'s 404 not_found, naming the methods the path takes (PUT where v2 edits with PATCH)', async () => {
     const put = await h.req('PUT', '/api/v2/recordings/rec_x', { token: key });
     assert.equal(put.status, 404);
     assert.equal(put.json.error.code, 'not_found');
@@ -339,12 +340,8 @@ describe('a method the path does not take', () => {
     const nowhere = await h.req('GET', '/api/v2/nowhere', { token: key });
     assert.equal(nowhere.json.error.message, 'no route for GET /api/v2/nowhere');
   });
-});
 
-describe('messages say what to change', () => {
   it('a query number out of its range says the range; an externalId reused with another body says to use another externalId', async () => {
-    const h = harness();
-    const key = h.key();
     const from = await h.req('GET', '/api/v2/recordings?from=-1', { token: key });
     assert.equal(from.status, 400);
     assert.match(from.json.error.message, /^query\.from: must be a whole number from 0 to \d+$/);
