@@ -35,9 +35,10 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
         'against a key (429 with Retry-After), by id and by name alike',
       body: SessionBody,
       responses: {
-        200: { description: 'Signed in', schema: SessionOut },
-        401: { description: 'Wrong account or password' },
-        429: { description: 'Too many attempts for this account' },
+        // The attempts of the account are counted as a key's requests are, with the same headers.
+        200: { description: 'Signed in', schema: SessionOut, headers: ['RateLimit-Limit', 'RateLimit-Remaining'] },
+        401: { description: 'Wrong account or password', headers: ['RateLimit-Limit', 'RateLimit-Remaining'] },
+        429: { description: 'Too many attempts for this account', headers: ['RateLimit-Limit', 'RateLimit-Remaining'] },
       },
       // On `reclib serve` the writer thread signs in, and its app counts nothing: the attempt is
       // counted on the main thread first, against the same budget login() names.

@@ -119,6 +119,13 @@ describe('OpenAPI documents', () => {
     carries(await h.req('GET', `/api/v2/recordings/${id}`, { token: key }), declared('/recordings/{id}', 'get', 200), 'get');
     carries(await h.req('PATCH', `/api/v2/recordings/${id}`, { token: key, body: { title: 't' }, headers: { 'if-match': '"1"' } }), declared('/recordings/{id}', 'patch', 200), 'patch');
     carries(await h.req('GET', '/api/v2/devices/ring-1/settings', { token: key }), declared('/devices/{id}/settings', 'get', 200), 'settings');
+    const v1doc = (await h.req('GET', '/api/v1/openapi.json')).json;
+    const wrong = await h.req('POST', '/api/session', { body: { account: 'nobody', password: 'wrong password' } });
+    assert.equal(wrong.status, 401);
+    const session = v1doc.paths['/session'] ?? doc.paths['/session'];
+    assert.ok(session, 'the sign-in is documented');
+    assert.ok('RateLimit-Remaining' in session.post.responses[401].headers);
+    carries(wrong, Object.keys(session.post.responses[401].headers), 'a refused sign-in');
     const stale = await h.req('PATCH', `/api/v2/recordings/${id}`, { token: key, body: { title: 'u' }, headers: { 'if-match': '"1"' } });
     assert.equal(stale.status, 412);
     carries(stale, declared('/recordings/{id}', 'patch', 412), 'a 412');
