@@ -79,6 +79,10 @@ function removeStaleNotes(store: RecordingExportStore, accountId: string, dir: s
     for (const month of subfolders(year, /^\d{2}$/)) {
       let removedHere = false;
       for (const name of fs.readdirSync(month)) {
+        if (leftBehind(name, NOTE_TEMP)) {
+          fs.rmSync(path.join(month, name), { force: true });
+          continue;
+        }
         const id = name.endsWith('.md') ? name.slice(0, -3) : '';
         if (!ID_PATTERN.test(id)) continue;
         const file = path.join(month, name);
@@ -98,8 +102,25 @@ function removeStaleNotes(store: RecordingExportStore, accountId: string, dir: s
   return removed;
 }
 
+/** A note's temporary file (writeFileAtomic: NAME.<pid>.<hex>.tmp) and the JSONL's (NAME.<pid>.tmp). */
+const NOTE_TEMP = /^rec_[A-Za-z0-9]+\.md\.(\d+)\.[0-9a-f]+\.tmp$/;
+const JSONL_TEMP = new RegExp(`^${JSONL_FILE.replace('.', '\\.')}\\.(\\d+)\\.tmp$`);
+
+/** A temporary file an export killed halfway left behind: its process is gone (a running one's is kept). */
+function leftBehind(name: string, pattern: RegExp): boolean {
+  const pid = Number(pattern.exec(name)?.[1] ?? NaN);
+  if (!Number.isInteger(pid) || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 function exportJsonl(store: RecordingExportStore, accountId: string, dir: string, progress: (done: number) => void): ExportResult {
   const file = path.join(dir, JSONL_FILE);
+  for (const name of fs.readdirSync(dir)) if (leftBehind(name, JSONL_TEMP)) fs.rmSync(path.join(dir, name), { force: true });
   let removed = 0;
   if (fs.existsSync(file)) {
     for (const line of lines(file)) {

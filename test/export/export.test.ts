@@ -137,6 +137,27 @@ describe('reclib export --format json', () => {
   });
 });
 
+describe('temporary files of an export killed halfway', () => {
+  it('are removed by the next export (those of a process still running are left)', async () => {
+    const { h } = await library();
+    const dir = fresh();
+    run(h, dir, 'markdown');
+    run(h, dir, 'json');
+    // A pid that was and is no more: a child that has exited.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const month = path.join(dir, '2025', '03');
+    const note = fs.readdirSync(month).find((f) => f.endsWith('.md'))!;
+    const leftovers = [path.join(month, `${note}.${gone}.a1b2c3d4e5f6.tmp`), path.join(dir, `recordings.jsonl.${gone}.tmp`)];
+    // Another export still running (this test's parent stands in for it), and this process's own.
+    const running = [path.join(month, `${note}.${process.ppid}.a1b2c3d4e5f6.tmp`), path.join(dir, `recordings.jsonl.${process.ppid}.tmp`)];
+    for (const f of [...leftovers, ...running]) fs.writeFileSync(f, 'half');
+    run(h, dir, 'markdown');
+    run(h, dir, 'json');
+    for (const f of leftovers) assert.equal(fs.existsSync(f), false, `${path.basename(f)} is removed`);
+    for (const f of running) assert.equal(fs.existsSync(f), true, `${path.basename(f)} is kept`);
+  });
+});
+
 describe('reclib export from the CLI', () => {
   it('--json prints {"exported","removed"}; no progress bar when stderr is not a terminal', async () => {
     const { h, db } = await library();
