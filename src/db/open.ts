@@ -52,6 +52,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (file !== ':memory:') prepareFile(file);
   let db: Db | undefined;
   try {
+    if (file !== ':memory:') refuseNonSqlite(file);
     db = openSqlite(file);
     configure(db, durability);
     return db;
@@ -64,6 +65,28 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
       throw Object.assign(new Error(`database file ${path.resolve(file)}: ${err.message}`), { code: err.code });
     }
     throw e;
+  }
+}
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * A file that holds something and does not start with SQLite's header is refused before SQLite
+ * opens it: with a -wal left beside it (a crash), SQLite would rebuild a database over it. A file
+ * a failed restore marked (db/restore.ts) is refused with its first line, which says where the
+ * old database is.
+ */
+function refuseNonSqlite(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(512);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    if (n === 0 || (n >= SQLITE_HEADER.length && head.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER))) return;
+    const text = head.subarray(0, n).toString('utf8');
+    const said = text.startsWith('reclib: ') ? `: ${text.split('\n')[0]}` : '';
+    throw Object.assign(new Error(`file is not a database${said}`), { code: 'SQLITE_NOTADB' });
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -4,7 +4,7 @@
 // are {"error":{"code","message"}} on stderr; exit 2 for usage, 1 otherwise; tables show dates;
 // accounts set-password; sessions list and revoke (the running server refuses the session at once).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -289,5 +289,33 @@ describe('a --db file that is not a SQLite database', () => {
     assert.equal(json.code, 1);
     assert.deepEqual(JSON.parse(json.stderr), { error: { code: 'not_a_database', message: `database file ${db}: file is not a database` } });
     assert.equal(fs.readFileSync(db, 'utf8'), 'shopping list\n'.repeat(100));
+  });
+
+  it('is refused untouched even with a -wal left beside it (from which SQLite would rebuild a database over it)', async () => {
+    const db = path.join(dir, 'wal-left.db');
+    // A process that made a database in WAL mode and was killed: every page is still in the -wal.
+    const made = spawnSync(process.execPath, ['-e', `
+      const Database = require(${JSON.stringify(path.join(ROOT, 'node_modules/better-sqlite3'))});
+      const d = new Database(${JSON.stringify(db)});
+      d.pragma('journal_mode = WAL');
+      d.pragma('wal_autocheckpoint = 0');
+      d.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1)');
+      process.kill(process.pid, 'SIGKILL');
+    `]);
+    assert.equal(made.signal, 'SIGKILL', made.stderr.toString());
+    assert.ok(fs.statSync(`${db}-wal`).size > 0, 'the -wal holds the database');
+    fs.writeFileSync(db, 'my notes\n');
+    const r = await runCli(['accounts', 'list', '--db', db]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, `reclib: database file ${db}: file is not a database\n`);
+    assert.equal(fs.readFileSync(db, 'utf8'), 'my notes\n');
+  });
+
+  it('a file a failed restore marked incomplete is refused with its first line, which says where the old database is', async () => {
+    const db = path.join(dir, 'marked.db');
+    fs.writeFileSync(db, `reclib: this file is incomplete: a restore failed while writing it. The database from before the restore is ${db}.before-restore-1.\n`);
+    const r = await runCli(['accounts', 'list', '--db', db]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, `reclib: database file ${db}: file is not a database: reclib: this file is incomplete: a restore failed while writing it. The database from before the restore is ${db}.before-restore-1.\n`);
   });
 });
