@@ -61,7 +61,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   /**
    * A JSON array body is a batch (JSON-RPC, MCP): it counts against the credential's rate limit as
    * the elements it holds, as if each were sent alone, on the main thread before a hand-over. One
-   * the limit has no room for is refused whole and costs nothing (RateLimiter.countMore).
+   * the limit has no room for is refused whole, costing the one request of its POST
+   * (RateLimiter.countMore).
    */
   batch?: true;
 }
