@@ -118,6 +118,7 @@ describe('configuration: flags, environment, defaults', () => {
       [{ logFormat: 'xml' }, /\(--log-format\): log-format must be text or json/],
       [{ metricsToken: 'short' }, /\(--metrics-token\): metrics-token must be at least 16 characters/],
       [{ metricsToken: 'has a space in the middle' }, /\(--metrics-token\)/],
+      [{ metricsToken: 'x'.repeat(513) }, /\(--metrics-token\): metrics-token must be at most 512 characters/],
     ];
     for (const [flags, message] of cases) {
       assert.throws(() => loadConfig(flags, {}), (e: unknown) => e instanceof ConfigError && message.test(e.message), JSON.stringify(flags));

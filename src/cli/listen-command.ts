@@ -12,7 +12,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../config';
 import { signDelivery } from '../delivery/signing';
 import { AppError } from '../errors';
-import { EVENT_TYPES } from '../services/events';
+import { EVENT_TYPES, PAST_THE_END } from '../services/events';
 import { fail } from './output';
 import { commaList } from './shared';
 import { SseParser, type SseEvent } from './sse-parser';
@@ -177,7 +177,7 @@ export async function listen(o: ListenOptions, io: ListenIo): Promise<void> {
         if (res.status === 401) throw new AppError('unauthenticated', `the server refused RECLIB_API_KEY (401): ${message}`);
         if (res.status === 403) throw new AppError('forbidden', `the server refused RECLIB_API_KEY (403): ${message}`);
         // Only that refusal (the server's own words): another 400, a proxy's say, keeps the place.
-        if (res.status === 400 && lastId !== undefined && / is after the newest event /.test(message)) {
+        if (res.status === 400 && lastId !== undefined && message.includes(` ${PAST_THE_END} `)) {
           // The feed is behind the last id forwarded: the server's database was restored from a
           // backup, so its ids are given out again. Resuming after that id would wait for ids it
           // has seen; following from the newest event forwards what comes from now on.

@@ -1,6 +1,6 @@
 // `reclib serve`
 import type { Command } from 'commander';
-import { DEFAULT_DB, loadConfig, type ConfigFlags } from '../config';
+import { ConfigError, DEFAULT_DB, loadConfig, type ConfigFlags } from '../config';
 import { firstRunHint, startServer } from '../server';
 import { fail, print } from './output';
 import { keepServing, writable } from './output-errors';
@@ -61,8 +61,7 @@ export function registerServe(program: Command): void {
         // (EAI_AGAIN, a name server not answering yet at boot, is not: it exits 1 as before.)
         if (err.code === 'ENOTFOUND' || err.code === 'EADDRNOTAVAIL') {
           const host = (err as { hostname?: string; address?: string }).hostname ?? (err as { address?: string }).address ?? '';
-          process.stderr.write(`reclib: invalid configuration (--host): cannot listen on "${host}": not an address of this machine (${err.code})\n`);
-          process.exit(2);
+          fail(new ConfigError(`invalid configuration (--host): cannot listen on "${host}": not an address of this machine (${err.code})`));
         }
         fail(e);
       }

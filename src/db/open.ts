@@ -5,7 +5,7 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { createPrivateFile, makePrivateDir, pathProblem } from '../files/private-files';
 import { migrate, PAGE_SIZE } from './migrate';
-import { ForeignDatabaseError, ownership } from './ownership';
+import { ForeignDatabaseError, ownership, RECLIB_NOTE } from './ownership';
 import { openSqlite } from './sqlite';
 
 export type Db = BetterSqlite3.Database;
@@ -49,10 +49,11 @@ export interface OpenOptions {
 
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const durability = options.durability ?? 'full';
-  if (file !== ':memory:') prepareFile(file);
+  // A file made just now is empty: only one that was there is looked at before SQLite opens it.
+  const existed = file !== ':memory:' && !prepareFile(file);
   let db: Db | undefined;
   try {
-    if (file !== ':memory:') refuseNonSqlite(file);
+    if (existed) refuseNonSqlite(file);
     db = openSqlite(file);
     configure(db, durability);
     return db;
@@ -83,7 +84,7 @@ function refuseNonSqlite(file: string): void {
     const n = fs.readSync(fd, head, 0, head.length, 0);
     if (n === 0 || (n >= SQLITE_HEADER.length && head.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER))) return;
     const text = head.subarray(0, n).toString('utf8');
-    const said = text.startsWith('reclib: ') ? `: ${text.split('\n')[0]}` : '';
+    const said = text.startsWith(RECLIB_NOTE) ? `: ${text.split('\n')[0]}` : '';
     throw Object.assign(new Error(`file is not a database${said}`), { code: 'SQLITE_NOTADB' });
   } finally {
     fs.closeSync(fd);
@@ -93,17 +94,19 @@ function refuseNonSqlite(file: string): void {
 /**
  * Says what is wrong with a path that cannot hold the database (naming it), and creates a new
  * database file empty with mode 0600 in a folder made 0700 (src/files/private-files.ts): SQLite
- * would create it 0644, and gives the -wal and -shm files the database file's mode.
+ * would create it 0644, and gives the -wal and -shm files the database file's mode. True when it made the file.
  */
-function prepareFile(file: string): void {
+function prepareFile(file: string): boolean {
   const abs = path.resolve(file);
   const problem = pathProblem(abs);
   if (problem) throw new Error(`database file ${abs}: ${problem}`);
   makePrivateDir(path.dirname(abs));
   try {
     fs.closeSync(createPrivateFile(abs));
+    return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`database file ${abs}: ${(e as Error).message}`);
+    return false;
   }
 }
 

@@ -17,6 +17,9 @@ export type Ownership = 'ours' | 'empty' | 'older-reclib';
 
 export class ForeignDatabaseError extends Error {}
 
+/** How a file reclib wrote in place of a database begins (restore's incomplete mark); open.ts shows its first line. */
+export const RECLIB_NOTE = 'reclib: ';
+
 /** The tables schema.sql creates, with the shadow tables of its FTS5 indexes. */
 export function reclibTables(): Set<string> {
   const tables = new Set<string>();

@@ -27,7 +27,7 @@ import { writeAllSync } from '../files/write-all';
 import { readMasterSecret } from '../master-secret';
 import { BackupError, fsyncFile, integrityProblems } from './backup';
 import { SCHEMA_VERSION } from './migrate';
-import { ForeignDatabaseError, ownership } from './ownership';
+import { ForeignDatabaseError, ownership, RECLIB_NOTE } from './ownership';
 import { openSqlite } from './sqlite';
 
 export class RestoreError extends Error {
@@ -146,17 +146,16 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     // the database), so that putting it back is a rename.
     const oldSecret = keptSecret === null ? null : holdOldSecret(secretFile);
     // From here a failure (a full disk) puts back what was changed: the old database and secret.
-    let truncated = false;
     try {
       writeFileAtomic(secretFile, secretText, { overwrite: true });
       for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
       fd = fs.openSync(db, 'r+');
-      truncated = true;
       fs.ftruncateSync(fd, 0);
       copyInto(staged, fd, db);
       fs.fsyncSync(fd);
     } catch (e) {
-      const back = putBack({ fd: truncated ? fd : undefined, db, kept, secretFile, oldSecret });
+      // Once open, the file counts as truncated (ftruncate is the next step).
+      const back = putBack({ fd, db, kept, secretFile, oldSecret });
       throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}; ${back}`);
     }
     if (oldSecret !== null) fs.rmSync(oldSecret, { force: true });
@@ -174,7 +173,7 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
 }
 
 /** What an incomplete database file is left holding: no database, so nothing opens it as a new, empty library. */
-const incomplete = (kept: string) => `reclib: this file is incomplete: a restore failed while writing it. The database from before the restore is ${kept}.\n`;
+const incomplete = (kept: string) => `${RECLIB_NOTE}this file is incomplete: a restore failed while writing it. The database from before the restore is ${kept}.\n`;
 
 /**
  * After a restore failed halfway (a full disk): the kept database back in its place (it fits: the
@@ -221,11 +220,7 @@ export function putBack(o: { fd: number | undefined; db: string; kept: string; s
       said.push(`the old secret could not be put back (${(e as Error).message}): it is ${o.oldSecret}; move it over ${o.secretFile}`);
     }
   }
-  try {
-    syncDirectory(path.dirname(o.secretFile));
-  } catch {
-    // The rename is done; only its durability across a power cut is not certain.
-  }
+  syncDirectory(path.dirname(o.secretFile));
   return `${said.join('; ')} (the old database is also kept at ${o.kept})`;
 }
 

@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import { RecordingSchema } from '../http/schemas/recordings';
 import { Id } from '../http/schemas';
 import { RECORDING_TYPES } from '../services/device-inputs';
+import { Int, UnixMs } from '../http/schemas/numbers';
 
 /** Page size bounds of the listing tools (smaller than the API's: results go into a model's context). */
 export const MAX_TOOL_LIMIT = 50;
@@ -91,7 +92,7 @@ const Listed = v.object({
   id: v.string(),
   type: v.picklist(RECORDING_TYPES),
   title: v.string(),
-  recordedAt: v.pipe(v.number(), v.integer(), v.description('Capture time, Unix milliseconds')),
+  recordedAt: v.pipe(UnixMs, v.description('Capture time, Unix milliseconds')),
   snippet: v.pipe(v.string(), v.description('A short excerpt of the transcript (around the first matched word for a search)')),
 });
 
@@ -105,6 +106,6 @@ export const RecordingOutput = v.object({ recording: RecordingSchema });
 export const CreatedOutput = v.object({
   recording: v.union([
     RecordingSchema,
-    v.pipe(v.object({ id: v.string(), revision: v.pipe(v.number(), v.integer()) }), v.description('Only id and revision when the key lacks recordings:read')),
+    v.pipe(v.object({ id: v.string(), revision: Int }), v.description('Only id and revision when the key lacks recordings:read')),
   ]),
 });

@@ -41,6 +41,9 @@ export function decodeEventCursor(cursor: string): number {
   throw invalid('cursor: not a cursor returned by GET /events');
 }
 
+/** The words of the refusal of a start past the feed's end (checkStart): `reclib listen` recognises it by them. */
+export const PAST_THE_END = 'is after the newest event';
+
 export class EventService {
   readonly store: EventStore;
   private readonly listeners: EventListener[] = [];
@@ -73,7 +76,7 @@ export class EventService {
     if (afterSeq === 0) return;
     const newest = this.store.lastSeq();
     if (afterSeq > newest) {
-      throw invalid(`${named} is after the newest event (${newest}): was the database restored from a backup? ${instead}`);
+      throw invalid(`${named} ${PAST_THE_END} (${newest}): was the database restored from a backup? ${instead}`);
     }
   }
 

@@ -4,6 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
 import type { Device, Recording } from './api-types';
+import { loadDevices } from './device-list';
 import { LibraryFilters, NO_FILTERS, type Filters } from './library-filters';
 import { RecordingCard } from './recording-card';
 import { href, parseRoute, type Route } from './route';
@@ -53,6 +54,12 @@ function groupByDay(recordings: Recording[]): Array<{ key: number; label: string
   return groups;
 }
 
+/** `f` as the library's address, in place of the current one (no history entry). */
+function showInAddress(f: Filters): void {
+  const hash = libraryHash(f);
+  if ((location.hash || '#/') !== hash) history.replaceState(history.state, '', hash);
+}
+
 const toQuery = (f: Filters) => ({ q: f.q.trim(), type: f.type, deviceId: f.deviceId, status: f.status });
 
 export function LibraryPage({ route }: { route: Extract<Route, { page: 'library' }> }) {
@@ -75,7 +82,7 @@ export function LibraryPage({ route }: { route: Extract<Route, { page: 'library'
 
   useEffect(() => {
     if (wantSearchFocus) focusSearchSoon();
-    api.devices().then(setDevices, () => setDevices([]));
+    loadDevices().then(setDevices, () => setDevices([]));
     // Read at each click (a card's link, the nav), before anything moves: by the time this page is
     // taken down, even by the time a hashchange listener here runs, the router has rendered the next
     // page and the browser has clamped the scroll to its height.
@@ -91,8 +98,7 @@ export function LibraryPage({ route }: { route: Extract<Route, { page: 'library'
   // The address follows what is applied (replaced, not a history entry per search), so that a
   // reload, a bookmark or a shared link shows the same search, and Back from a recording too.
   useEffect(() => {
-    const hash = libraryHash(applied);
-    if (parseRoute(location.hash).page === 'library' && (location.hash || '#/') !== hash) history.replaceState(history.state, '', hash);
+    if (parseRoute(location.hash).page === 'library') showInAddress(applied);
   }, [applied]);
 
   // An address typed or followed while the library is open: its filters, or (#/, the nav's link)
@@ -104,8 +110,8 @@ export function LibraryPage({ route }: { route: Extract<Route, { page: 'library'
     if (wanted && !sameFilters(wanted, filters)) {
       setFilters(wanted);
       setApplied(wanted);
-    } else if (location.hash !== libraryHash(applied)) {
-      history.replaceState(history.state, '', libraryHash(applied));
+    } else {
+      showInAddress(applied);
     }
   }, [route]);
 

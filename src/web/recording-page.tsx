@@ -4,6 +4,7 @@ import { ErrorAlert } from './alerts';
 import { api, describeError } from './api';
 import type { Recording } from './api-types';
 import { ConfirmDialog } from './confirm-dialog';
+import { devicesKnowing } from './device-list';
 import { displayTitle, TypeBadge } from './recording-card';
 import { RecordingDeliveries } from './recording-deliveries';
 import { RecordingForm } from './recording-form';
@@ -119,7 +120,7 @@ function Facts({ recording: r }: { recording: Recording }) {
 
 /** The device by its name (the id beside it); the id alone until the devices are loaded, or if it is gone. */
 function DeviceFact({ id }: { id: string }) {
-  const devices = useLoad(() => api.devices(), []);
+  const devices = useLoad(() => devicesKnowing(id), [id]);
   const name = devices.value?.find((d) => d.id === id)?.name;
   return (
     <div>

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BUNDLE, cleanEnv, ensureBundle, ROOT, runCli } from '../helpers/bundle';
+import { unusedPort } from '../helpers/receiver';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-output-errors-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -36,14 +36,6 @@ const exited = (child: ChildProcess) =>
 async function stop(child: ChildProcess): Promise<number | null> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   return exited(child);
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
 }
 
 async function waitUntil<T>(what: () => string, get: () => T | undefined | Promise<T | undefined>): Promise<T> {
@@ -85,7 +77,7 @@ describe('serve goes on serving when its output cannot be written', () => {
   });
 
   it('its stdout is a full disk (/dev/full): it starts, answers, and says so once on stderr', { skip: !hasDevFull && 'no /dev/full' }, async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const full = fs.openSync('/dev/full', 'w');
     const child = spawnBundle(['serve', '--db', freshDb(), '--port', String(port)], ['ignore', full, 'pipe']);
     fs.closeSync(full);

@@ -238,6 +238,11 @@ describe('capture-rule prefix at a word boundary, after leading whitespace and p
     // number sign, a format character) is no invisible mark: it stays with its number.
     ['todo', 'Todo, Cafe\u0301 au lait', 'Cafe\u0301 au lait'],
     ['todo', 'todo \u06005', '\u06005'],
+    // What the README says a rule does not do.
+    ['todo', 'Todo.', ''],
+    ['ok google', 'OK, Google, milk', null],
+    ['todo', "todo's list", 's list'],
+    ['🛒', '🛒milk', 'milk'],
   ];
   for (const [prefix, transcript, command] of table) {
     it(`prefix ${JSON.stringify(prefix)} on ${JSON.stringify(transcript)} ${command === null ? 'does not fire' : `fires with command ${JSON.stringify(command)}`}`, () => {
