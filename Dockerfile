@@ -1,6 +1,6 @@
 # reclib: one Node process on one SQLite file.
-# Build stage: bundle dist/reclib.mjs (every JavaScript dependency is inside it but one) and gather
-# what the bundle loads from node_modules. On this image's Node (24) that is better-sqlite3's
+# Build stage: build dist/ (the reclib command dist/reclib.cjs and its program, which holds every
+# JavaScript dependency but one) and gather what the bundle loads from node_modules. On this image's Node (24) that is better-sqlite3's
 # Node-API build (13.x, installed as better-sqlite3-napi): its JavaScript and the prebuilt addon for
 # the image's platform (glibc: bookworm; on a musl base the file would be linuxmusl-<arch>.node).
 # better-sqlite3 12.x, whose JavaScript is bundled, aborts on Node 24.19 and later when one of its
@@ -48,7 +48,7 @@ COPY --from=build /runtime ./
 # `reclib` on the PATH, so that `docker exec <container> reclib …` runs the CLI (the server's
 # first-run hint prints its commands so).
 RUN mkdir -p /data && chown node:node /data \
- && ln -s /app/dist/reclib.mjs /usr/local/bin/reclib
+ && ln -s /app/dist/reclib.cjs /usr/local/bin/reclib
 USER node
 VOLUME /data
 EXPOSE 8080
@@ -62,4 +62,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # searches at 32 connections took the server to 286 MB RSS with Node 24's default against 184 MB
 # with 16 MB, at the same throughput (bench/results-notes.md, 2026-11-27). Worker threads set
 # their own (src/worker-thread.ts).
-CMD ["node", "--max-semi-space-size=16", "dist/reclib.mjs", "serve"]
+CMD ["node", "--max-semi-space-size=16", "dist/reclib.cjs", "serve"]

@@ -1,6 +1,6 @@
-// Bundles server and CLI into one file, dist/reclib.mjs (better-sqlite3's JavaScript included; its
-// native addon is loaded from node_modules, src/db/sqlite.ts). schema.sql is read at run time from
-// beside dist/.
+// Bundles server and CLI into one file, dist/reclib.cjs, run by the `reclib` command dist/reclib.mjs
+// (better-sqlite3's JavaScript included; its native addon is loaded from node_modules,
+// src/db/sqlite.ts). schema.sql is read at run time from beside dist/.
 // The web app (src/web) is a second entry: dist/app/ with content-hashed names, a precompressed
 // .gz and .br beside each file, and manifest.json that src/http/web-app.ts reads.
 import { build } from 'esbuild';
@@ -32,40 +32,57 @@ const builtinsByRequire = {
 };
 
 /**
- * The Node side: ESM for Node 20. better-sqlite3's JavaScript is bundled (src/db/sqlite.ts hands
- * it its addon); `bindings`, which its code would require otherwise, stays external.
+ * The Node side, for Node 20. better-sqlite3's JavaScript is bundled (src/db/sqlite.ts hands it its
+ * addon); `bindings`, which its code would require otherwise, stays external.
  */
 const nodeBundle = {
-  bundle: true, plugins: [builtinsByRequire], platform: 'node', target: 'node20', format: 'esm', external: ['bindings'], sourcemap: true, logLevel: 'warning',
+  bundle: true, plugins: [builtinsByRequire], platform: 'node', target: 'node20', external: ['bindings'], sourcemap: true, logLevel: 'warning',
   // Less text to parse at every start; names are kept (the source map has the rest).
   minifyWhitespace: true, minifySyntax: true,
+};
+
+/** ES modules (the loaders and the small worker threads' files). */
+const esmBundle = {
+  ...nodeBundle, format: 'esm',
   // CommonJS code in the bundle (better-sqlite3) calls require() for Node's own modules.
   banner: {
     js: "import { createRequire as __reclibRequire } from 'node:module'; const require = __reclibRequire(import.meta.url);",
   },
 };
 
-// Code loaded with import() (the MCP SDK and its zod, ~1.6 MB: most of the bundle) goes into chunks
-// beside it, so that every start and CLI command does not parse it; shared code goes into chunks
-// too, in the same folder, so paths resolved from import.meta.url stay dist/.
+/**
+ * The programs a loader runs with V8's code cache (src/code-cache.ts): CommonJS, since only a script
+ * takes cached data, in one file each. Code loaded with import() (the admin commands, the MCP SDK
+ * and its zod, most of the text) stays in the file but is evaluated only when imported, and V8
+ * only pre-parses it (with the cache, not even that). import.meta is an object with the program's
+ * file URL as `url` (nothing else: import.meta.resolve is used only from the sources).
+ */
+const programBundle = {
+  ...nodeBundle, format: 'cjs',
+  define: { 'import.meta': '__reclibImportMeta' },
+  banner: { js: "const __reclibImportMeta = { url: require('node:url').pathToFileURL(__filename).href };" },
+};
+
 fs.rmSync('dist', { recursive: true, force: true });
-await build({
-  ...nodeBundle,
-  // The writer thread's module (src/writer-thread.ts) is an entry of its own beside reclib.mjs, and
-  // shares its chunks: the thread loads the same code, not a second copy of it.
-  entryPoints: ['bin/reclib.ts', 'src/writer-thread-worker.ts'],
-  outdir: 'dist',
-  entryNames: '[name]',
-  chunkNames: 'chunk-[hash]',
-  outExtension: { '.js': '.mjs' },
-  splitting: true,
-});
+// The CLI and server (dist/reclib.program.cjs, run by the `reclib` command dist/reclib.cjs), and the
+// writer thread's module (src/writer-thread.ts; dist/writer-thread-worker.program.cjs, run by
+// dist/writer-thread-worker.mjs). The command's loader is CommonJS: an ES module as the entry
+// costs Node 20 ~7 ms of loading its ES module loader; the writer thread starts after the server
+// listens, from an ES module like every worker thread's file.
+for (const [entry, name, loader] of [['bin/reclib.ts', 'reclib', 'cjs'], ['src/writer-thread-worker.ts', 'writer-thread-worker', 'esm']]) {
+  await build({ ...programBundle, entryPoints: [entry], outfile: `dist/${name}.program.cjs` });
+  const define = { RECLIB_PROGRAM: JSON.stringify(`${name}.program.cjs`) };
+  const loaderBundle = loader === 'cjs' ? programBundle : esmBundle;
+  await build({ ...loaderBundle, entryPoints: ['bin/load-program.ts'], outfile: `dist/${name}.${loader === 'cjs' ? 'cjs' : 'mjs'}`, define: { ...loaderBundle.define, ...define } });
+}
+// Command lines written before the command was dist/reclib.cjs (an MCP client's, a service's).
+fs.writeFileSync('dist/reclib.mjs', "#!/usr/bin/env node\n// The reclib command is dist/reclib.cjs; this file keeps older command lines working.\nimport './reclib.cjs';\n", { mode: 0o755 });
 
 // The WAL checkpointer's worker thread runs a file of its own, found beside the bundle
 // (src/db/checkpointer.ts).
 // So does the library count's (src/observe/library-count.ts).
-await build({ ...nodeBundle, entryPoints: ['src/db/checkpointer-worker.ts'], outfile: 'dist/checkpointer-worker.mjs' });
-await build({ ...nodeBundle, entryPoints: ['src/observe/library-count-worker.ts'], outfile: 'dist/library-count-worker.mjs' });
+await build({ ...esmBundle, entryPoints: ['src/db/checkpointer-worker.ts'], outfile: 'dist/checkpointer-worker.mjs' });
+await build({ ...esmBundle, entryPoints: ['src/observe/library-count-worker.ts'], outfile: 'dist/library-count-worker.mjs' });
 
 /** The most JavaScript the browser may download, gzipped: the app must start quickly on a phone on a slow network. */
 const JS_BUDGET_GZIP = 60 * 1024;

@@ -1,4 +1,4 @@
-// Cold start (issue 14 point 5): wall time from spawning `node dist/reclib.mjs serve` (with npm
+// Cold start (issue 14 point 5): wall time from spawning `node dist/reclib.cjs serve` (with npm
 // start's flags) on the run's existing database to the first 200 from GET /healthz, against `node
 // -e 0` spawned the same way (pinned to the server's core) until it exits. The two alternate, so a
 // shared machine falls on both; the judged figure is the median of the per-pair differences.
@@ -7,6 +7,9 @@
 // which the server defers past its first answers (src/http/node-server.ts), and the first request's
 // way through Hono.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ROOT, SERVER_CORE, SERVER_NODE_FLAGS } from './processes';
 import { median, round2 } from './stats';
 
@@ -23,12 +26,15 @@ export interface ColdStartResult {
   api?: { median: number; range: [number, number] };
   /** api − node per pair: median and [min, max], ms. */
   apiExtra?: { median: number; range: [number, number] };
+  /** Spawn to the first /healthz 200 of the first start after a build, without V8's code cache (src/code-cache.ts), ms; the pairs then start with the cache it wrote (absent in runs before the cache). */
+  firstStart?: number;
 }
 
 const START_TIMEOUT_MS = 30_000;
 
 /** Spawns `args` under taskset on the server's core; resolves with the child once spawned. */
-const spawnPinned = (args: string[]) => spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+const spawnPinned = (args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** ms from spawn to the exit of `node -e 0`. */
 function nodeNoop(): Promise<number> {
@@ -67,9 +73,9 @@ async function firstApiAnswer(url: string, token: string): Promise<void> {
  * read from its start-up line; the server is then stopped with SIGTERM and awaited, so the next
  * start finds the database closed, as after a restart.
  */
-async function serverStart(db: string, token?: string): Promise<{ healthz: number; api?: number }> {
+async function serverStart(db: string, env: NodeJS.ProcessEnv, token?: string): Promise<{ healthz: number; api?: number }> {
   const t0 = performance.now();
-  const child = spawnPinned([...SERVER_NODE_FLAGS, 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0']);
+  const child = spawnPinned([...SERVER_NODE_FLAGS, 'dist/reclib.cjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0'], env);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let out = '';
   try {
@@ -99,15 +105,31 @@ async function serverStart(db: string, token?: string): Promise<{ healthz: numbe
 
 const range = (xs: number[]): [number, number] => [round2(Math.min(...xs)), round2(Math.max(...xs))];
 
-/** `pairs` alternating measurements (which of the two goes first alternates too), after one unmeasured pair to warm the OS cache. */
+/**
+ * `pairs` alternating measurements (which of the two goes first alternates too), after one
+ * unmeasured pair to warm the OS cache (without V8's code cache) and the first start after a build
+ * (measured apart: with an empty code cache folder of its own, which it fills for the pairs).
+ */
 export async function measureColdStart(db: string, pairs: number, log: (line: string) => void, token?: string): Promise<ColdStartResult> {
-  await nodeNoop();
-  await serverStart(db, token);
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-bench-code-cache-'));
+  try {
+    await nodeNoop();
+    await serverStart(db, { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }, token);
+    const env = { ...process.env, NODE_COMPILE_CACHE: cacheDir, NODE_DISABLE_COMPILE_CACHE: '' };
+    const firstStart = (await serverStart(db, env, token)).healthz;
+    log(`cold start, the first after a build (no code cache yet): serve → first /healthz 200 ${firstStart.toFixed(1)} ms`);
+    return { ...(await measurePairs(db, env, pairs, log, token)), firstStart: round2(firstStart) };
+  } finally {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+async function measurePairs(db: string, env: NodeJS.ProcessEnv, pairs: number, log: (line: string) => void, token?: string): Promise<ColdStartResult> {
   const server: number[] = [];
   const api: number[] = [];
   const node: number[] = [];
   const start = async () => {
-    const s = await serverStart(db, token);
+    const s = await serverStart(db, env, token);
     server.push(s.healthz);
     if (s.api !== undefined) api.push(s.api);
   };

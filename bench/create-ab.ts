@@ -79,7 +79,7 @@ async function measure(build: string, tag: string): Promise<Run> {
   fs.copyFileSync(source, db);
   const permissions = 'recordings:create,recordings:read';
   const { secret: token } = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', accountId, '--name', 'create-ab', '--permissions', permissions]);
-  const args = [...SERVER_NODE_FLAGS, ...(flags ? flags.split(',') : []), path.resolve(dir, 'reclib.mjs'), 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0'];
+  const args = [...SERVER_NODE_FLAGS, ...(flags ? flags.split(',') : []), path.resolve(dir, 'reclib.cjs'), 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0'];
   const child = spawn('taskset', ['-c', SERVER_CORE, process.execPath, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise<string>((resolve, reject) => {

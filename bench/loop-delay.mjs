@@ -1,4 +1,4 @@
-// Preloaded into the benchmarked server (`node --import ./bench/loop-delay.mjs dist/reclib.mjs serve`):
+// Preloaded into the benchmarked server (`node --import ./bench/loop-delay.mjs dist/reclib.cjs serve`):
 // an event-loop delay histogram of the server process, written to stderr as one line on SIGUSR2
 // and then reset. Debug-only, never part of the product: the bench's stall measurement reads it.
 import { monitorEventLoopDelay } from 'node:perf_hooks';

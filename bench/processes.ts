@@ -50,13 +50,13 @@ function startPinned(core: string, args: string[], ready: RegExp): Promise<Serve
 /** The main thread's V8 flags `npm start` and the Docker image pass (package.json, Dockerfile); the baseline gets them too. */
 export const SERVER_NODE_FLAGS = [`--max-semi-space-size=${MAIN_SEMI_SPACE_MB}`];
 
-/** `node dist/reclib.mjs serve` on `db` as `npm start` runs it, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
+/** `node dist/reclib.cjs serve` on `db` as `npm start` runs it, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
 export function startServer(db: string, cpuProfDir?: string, extraArgs: string[] = []): Promise<Served> {
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   return startPinned(
     SERVER_CORE,
     // loop-delay.mjs: the server's event-loop delay histogram, read by the stall measurement.
-    [...SERVER_NODE_FLAGS, ...prof, '--import', './bench/loop-delay.mjs', 'dist/reclib.mjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', ...extraArgs],
+    [...SERVER_NODE_FLAGS, ...prof, '--import', './bench/loop-delay.mjs', 'dist/reclib.cjs', 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0', ...extraArgs],
     /reclib listening on (http:\/\/\S+)/,
   );
 }
@@ -102,7 +102,7 @@ function collect(cmd: string, args: string[], input?: string): Promise<string> {
 
 /** One admin command of the built CLI with --json (CONTRACT §2): its one JSON object. */
 export async function cli<T>(args: string[]): Promise<T> {
-  return JSON.parse(await collect(process.execPath, ['dist/reclib.mjs', ...args, '--json'])) as T;
+  return JSON.parse(await collect(process.execPath, ['dist/reclib.cjs', ...args, '--json'])) as T;
 }
 
 /** One load-generator run in its own process on the other core. */

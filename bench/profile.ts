@@ -19,8 +19,8 @@ function area(url: string, fn: string): string {
   if (fn === '(idle)' || fn === '(program)' || fn === '(root)') return fn;
   if (!url) return 'native (SQLite, JSON, crypto…)';
   if (url.startsWith('node:')) return 'node core (http, streams)';
-  // dist/reclib.mjs and its chunks: ours, hono, valibot and better-sqlite3's JavaScript.
-  if (/\/dist\/[^/]+\.mjs$/.test(url)) return 'reclib bundle (ours + hono + valibot + better-sqlite3 JS)';
+  // dist/reclib.program.cjs and the worker files: ours, hono, valibot and better-sqlite3's JavaScript.
+  if (/\/dist\/[^/]+\.[cm]js$/.test(url)) return 'reclib bundle (ours + hono + valibot + better-sqlite3 JS)';
   // The raw baseline, run from source, loads better-sqlite3 from node_modules.
   if (url.includes('better-sqlite3')) return 'better-sqlite3 JS';
   return path.basename(url);

@@ -116,9 +116,13 @@ const targetNote = (r: Results) =>
 
 /** The cold-start measurement in one sentence. */
 const coldStartText = (c: ColdStartResult): string =>
-  `Cold start (issue 14 point 5): \`${['node', ...(c.nodeFlags ?? []), 'dist/reclib.mjs serve'].join(' ')}\` on this run's database, from spawn to the first 200 from GET /healthz, ` +
+  // Runs before V8's code cache (no firstStart) started dist/reclib.mjs, an ES module then.
+  `Cold start (issue 14 point 5): \`${['node', ...(c.nodeFlags ?? []), `dist/reclib.${c.firstStart === undefined ? 'mjs' : 'cjs'} serve`].join(' ')}\` on this run's database, from spawn to the first 200 from GET /healthz, ` +
   `${c.server.median.toFixed(0)} ms (${c.server.range[0].toFixed(0)}–${c.server.range[1].toFixed(0)}); \`node -e 0\` from spawn to exit ` +
   `${c.node.median.toFixed(0)} ms (${c.node.range[0].toFixed(0)}–${c.node.range[1].toFixed(0)}); medians of ${c.pairs} alternating pairs, both pinned to core 0.` +
+  (c.firstStart === undefined
+    ? ''
+    : ` The pairs start with V8's code cache (src/code-cache.ts), which the first start after a build writes; that first start, measured apart: ${c.firstStart.toFixed(0)} ms.`) +
   (c.api
     ? ` Spawn to the first answer of an API request sent right after that /healthz (GET /api/v2/recordings?limit=1, which loads the node adapter the server defers past its first answers): ${c.api.median.toFixed(0)} ms (${c.api.range[0].toFixed(0)}–${c.api.range[1].toFixed(0)}).`
     : '');

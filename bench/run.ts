@@ -104,7 +104,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 
 async function main() {
   const t0 = Date.now();
-  log('building dist/reclib.mjs…');
+  log('building dist/reclib.cjs…');
   await build();
   const corpus = await ensureCorpus(size, opt.reseed, log);
   // The seeded library is what was created before now: a corpus seeded by this very run is newer than t0.

@@ -1,7 +1,6 @@
-#!/usr/bin/env node
 // Entry point: hands argv to the CLI. `reclib serve` gets a program with the serve command alone
-// (src/cli/serve-program.ts says why); every other command line the whole CLI.
-import nodeModule from 'node:module';
+// (src/cli/serve-program.ts says why); every other command line the whole CLI. Built as
+// dist/reclib.cjs, which dist/reclib.mjs runs with V8's code cache (bin/load-program.ts).
 import { nodeVersionProblem } from '../src/node-version';
 
 const tooOld = nodeVersionProblem(process.versions.node);
@@ -10,14 +9,11 @@ if (tooOld !== null) {
   process.exit(1);
 }
 
-// From Node 22.1 on, V8 keeps the compiled code of the bundle on disk (NODE_COMPILE_CACHE, or a
-// folder in the system's temporary directory) and the next start reads it instead of parsing
-// ~400 KB of JavaScript again (compiling it was about a quarter of what a start costs beyond
-// `node -e 0` in a CPU profile on Node 20; bench/results-notes.md).
-// Node 20 has no such function; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
-const program =
-  process.argv[2] === 'serve' ? (await import('../src/cli/serve-program')).buildServeProgram() : (await import('../src/cli/program')).buildProgram();
-await program.parseAsync(process.argv);
+async function main(): Promise<void> {
+  const program =
+    process.argv[2] === 'serve' ? (await import('../src/cli/serve-program')).buildServeProgram() : (await import('../src/cli/program')).buildProgram();
+  await program.parseAsync(process.argv);
+}
 
-export {};
+// A failure the commands did not catch ends the process as an uncaught error would (exit 1).
+void main();

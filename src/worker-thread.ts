@@ -1,6 +1,6 @@
 // Starting a worker thread whose code is a typed module of its own (the checkpointer's, the
-// library count's). In the bundle (dist/reclib.mjs) the module is the file esbuild built beside
-// it, `dist/<name>.mjs`. From source (tests, `npx tsx bin/reclib.ts`) it is `<name>.ts` beside the
+// library count's, the writer's). In the bundle (dist/reclib.cjs) the module is the file esbuild
+// built beside it, `dist/<name>.mjs`. From source (tests, `npx tsx bin/reclib.ts`) it is `<name>.ts` beside the
 // caller, imported after tsx's loader is registered inside the thread: Node 20 does not apply
 // `--import` loaders from a worker's execArgv to its main module. execArgv is empty either way,
 // so none of the server's flags (a profiler's, say) reach the thread.

@@ -1,4 +1,5 @@
-// The writer thread's entry (started by src/writer-thread.ts; built as dist/writer-thread-worker.mjs).
+// The writer thread's entry (started by src/writer-thread.ts; built as dist/writer-thread-worker.cjs,
+// which dist/writer-thread-worker.mjs runs with V8's code cache: bin/load-program.ts).
 // It listens before it loads the app (src/writer-thread-app.ts), so that a stop right after the
 // start ends the thread at once instead of after the load, and so that no request handed over in
 // between is lost: those wait here and are answered once the app is up.
@@ -29,6 +30,7 @@ port.on('message', (m: ToWriter) => {
   else if (m.type === 'close') process.exit(0); // nothing is open yet
   else early.push(m);
 });
-const { startWriter } = await import('./writer-thread-app');
-handle = startWriter(port, workerData as WriterThreadData);
-for (const m of early.splice(0)) handle(m);
+void import('./writer-thread-app').then(({ startWriter }) => {
+  handle = startWriter(port, workerData as WriterThreadData);
+  for (const m of early.splice(0)) handle(m);
+});

@@ -54,13 +54,13 @@ describe('the start-up warning about RECLIB_PUBLIC_URL', () => {
 describe('the CLI command in the first-run hint', () => {
   const cwd = '/home/me/reclib';
   it('in the Docker image: docker exec -i (a command reads its standard input), with the image\'s reclib', () => {
-    assert.equal(cliCommand('/app/dist/reclib.mjs', { RECLIB_CONTAINER: '1' }, '/app'), 'docker exec -i <container> reclib');
+    assert.equal(cliCommand('/app/dist/reclib.cjs', { RECLIB_CONTAINER: '1' }, '/app'), 'docker exec -i <container> reclib');
   });
   it('started with node: node and the same file, relative to the working folder when inside it', () => {
-    assert.equal(cliCommand('/home/me/reclib/dist/reclib.mjs', {}, cwd), 'node dist/reclib.mjs');
-    assert.equal(cliCommand('/opt/reclib/dist/reclib.mjs', { npm_command: 'start' }, cwd), 'node /opt/reclib/dist/reclib.mjs');
-    assert.equal(cliCommand('/home/me/reclib/../other/dist/reclib.mjs', {}, cwd), 'node /home/me/reclib/../other/dist/reclib.mjs');
-    assert.equal(cliCommand('/srv/my apps/dist/reclib.mjs', {}, cwd), "node '/srv/my apps/dist/reclib.mjs'");
+    assert.equal(cliCommand('/home/me/reclib/dist/reclib.cjs', {}, cwd), 'node dist/reclib.cjs');
+    assert.equal(cliCommand('/opt/reclib/dist/reclib.cjs', { npm_command: 'start' }, cwd), 'node /opt/reclib/dist/reclib.cjs');
+    assert.equal(cliCommand('/home/me/reclib/../other/dist/reclib.cjs', {}, cwd), 'node /home/me/reclib/../other/dist/reclib.cjs');
+    assert.equal(cliCommand('/srv/my apps/dist/reclib.cjs', {}, cwd), "node '/srv/my apps/dist/reclib.cjs'");
   });
   it('from a checkout through tsx (npx sets npm_command there too): tsx and the entry', () => {
     assert.equal(cliCommand('/home/me/reclib/bin/reclib.ts', { npm_command: 'exec' }, cwd), 'npx tsx bin/reclib.ts');

@@ -30,7 +30,7 @@ describe('startModuleWorker', () => {
     const flag = `--max-semi-space-size=${MAIN_SEMI_SPACE_MB}`;
     const root = new URL('../', import.meta.url);
     const start = (JSON.parse(fs.readFileSync(new URL('package.json', root), 'utf8')) as { scripts: { start: string } }).scripts.start;
-    assert.equal(start, `node ${flag} dist/reclib.mjs serve`);
-    assert.match(fs.readFileSync(new URL('Dockerfile', root), 'utf8'), new RegExp(`^CMD \\["node", "${flag}", "dist/reclib\\.mjs", "serve"\\]$`, 'm'));
+    assert.equal(start, `node ${flag} dist/reclib.cjs serve`);
+    assert.match(fs.readFileSync(new URL('Dockerfile', root), 'utf8'), new RegExp(`^CMD \\["node", "${flag}", "dist/reclib\\.cjs", "serve"\\]$`, 'm'));
   });
 });

@@ -131,7 +131,7 @@ export function createNodeServer(
           errorHandler: (e) => errorAnswer(adapterMessage(e instanceof Error ? e.message : '')),
         })),
       (e: unknown) => {
-        // A file of the install that cannot be read (a chunk of the bundle beside dist/reclib.mjs):
+        // The module failed to load or evaluate (from the sources: a file that cannot be read):
         // the next request tries again.
         loading = undefined;
         throw e;

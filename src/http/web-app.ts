@@ -48,7 +48,7 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-/** dist/app beside the bundle (dist/reclib.mjs) or in a checkout run by tsx (src/http → ../../dist). */
+/** dist/app beside the bundle (dist/reclib.cjs) or in a checkout run by tsx (src/http → ../../dist). */
 export function findAppDir(): string | null {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 4; i++) {

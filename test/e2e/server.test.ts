@@ -1,4 +1,4 @@
-// End to end against the built bundle (dist/reclib.mjs): `serve` on a fresh file, the first-run
+// End to end against the built bundle (dist/reclib.cjs): `serve` on a fresh file, the first-run
 // hint, the admin CLI on the same file while the server runs (a key revoked by the CLI is refused
 // on the next request), the body limit over real HTTP, and a graceful SIGTERM.
 import assert from 'node:assert/strict';
@@ -166,7 +166,7 @@ describe('the first-run hint, pasted as printed', () => {
     try {
       const lines = await hintCommands(server);
       assert.equal(lines.length, 4, server.stdout());
-      assert.match(lines[0]!, /^node dist\/reclib\.mjs accounts create --name me --db '.+my notes\.db'$/);
+      assert.match(lines[0]!, /^node dist\/reclib\.cjs accounts create --name me --db '.+my notes\.db'$/);
       // Node first on the PATH: the one running these tests.
       const sh = (command: string) =>
         execFileSync('sh', ['-c', command], { cwd: ROOT, env: cleanEnv({ PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` }), encoding: 'utf8' });

@@ -1,4 +1,4 @@
-// Running the built bundle (dist/reclib.mjs) as a child process: the CLI once per call, and
+// Running the built bundle (dist/reclib.cjs) as a child process: the CLI once per call, and
 // `serve` in the background until stopped. `npm test` builds the bundle first; when a test file
 // is run on its own, the bundle is (re)built here if it is missing or older than the sources.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BUNDLE = path.join(ROOT, 'dist/reclib.mjs');
+export const BUNDLE = path.join(ROOT, 'dist/reclib.cjs');
 
 function newestSource(dir: string): number {
   let newest = 0;

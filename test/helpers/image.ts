@@ -64,7 +64,7 @@ export function imageRuntimeCopy(to: string, steps = dockerfile()): string {
     env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
   });
   const cmd = JSON.parse(instruction(steps, runtimeStage, 'CMD')) as string[];
-  const script = cmd.find((a) => a.endsWith('.mjs'));
+  const script = cmd.find((a) => a.endsWith('.cjs'));
   assert.ok(script, 'the CMD runs the bundle');
   return path.join(to, script);
 }

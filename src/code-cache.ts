@@ -1,0 +1,136 @@
+// Runs one of the bundle's programs (dist/reclib.cjs, dist/writer-thread-worker.cjs) with V8's code
+// cache: the first start keeps the code V8 compiled on disk, and later starts of the same build read
+// it instead of parsing and compiling ~1 MB of JavaScript again. This is what Node 22.1's
+// `module.enableCompileCache()` does for modules, done here with `vm.Script`'s cached data so that
+// it works on every Node reclib supports: on Node 20 a start to the first /healthz went from ~140 to
+// ~112 ms on a library of 100,000 (bench/results-notes.md, 2026-11-27). The programs are CommonJS
+// because only a script, not an ES module, takes cached data without an experimental flag.
+//
+// Where: NODE_COMPILE_CACHE (Node's own variable for its cache) or `reclib-code-cache-<uid>` in the
+// system's temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's. The
+// folder must be ours and writable by nobody else (0700 when made here), since what is in it runs:
+// otherwise the program runs without a cache. Each program and place keeps one file, named by the
+// program's size and modification time, Node's version and its flags; V8 refuses a file made by
+// another V8 or for another source length, and it is then written again. Nothing here ever stops a
+// program from running: a cache that cannot be read, used or written is skipped
+// (NODE_DEBUG=reclib says why).
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { debuglog } from 'node:util';
+import vm from 'node:vm';
+
+const debug = debuglog('reclib');
+
+/** How long after the start the cache is written when there was none: long enough that the start's code has been compiled, short enough for a server stopped soon after. */
+export const WRITE_AFTER_MS = 2_000;
+
+/** Cache files of a bundle that is gone (a checkout or temporary copy removed) are removed after this long. */
+const ORPHAN_AGE_MS = 7 * 24 * 3600_000;
+
+/** The folder the cache lives in, made if missing, or undefined when it is turned off or not safe to use. */
+export function cacheFolder(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const uid = process.getuid?.();
+  const dir = env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), `reclib-code-cache-${uid ?? 'user'}`);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = fs.lstatSync(dir);
+    if (!st.isDirectory()) return skip(`${dir} is not a folder`);
+    if (uid !== undefined && st.uid !== uid) return skip(`${dir} belongs to another user`);
+    if (uid !== undefined && (st.mode & 0o022) !== 0) return skip(`others may write in ${dir}`);
+    return dir;
+  } catch (err) {
+    return skip(`${dir}: ${(err as Error).message}`);
+  }
+}
+
+function skip(why: string): undefined {
+  debug('code cache not used: %s', why);
+  return undefined;
+}
+
+/** The cache file's name: the program and the folder it is in, then what makes V8's code for it valid. */
+export function cacheFileName(file: string, st: { size: number; mtimeMs: number }): { prefix: string; name: string } {
+  const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
+  const prefix = `${path.basename(file)}-${hash(path.resolve(file))}-`;
+  // V8 refuses code compiled with other flags: Node's flags are part of the name, so that two ways of starting keep a file each.
+  const key = hash([st.size, st.mtimeMs, process.version, process.arch, process.execArgv.join(' '), process.env.NODE_OPTIONS ?? ''].join('\0'));
+  return { prefix, name: `${prefix}${key}.bin` };
+}
+
+/**
+ * Runs the CommonJS program `url` (a file beside the calling loader) as Node would run it as a
+ * module, with the code cache when there is one.
+ */
+export function runWithCodeCache(url: URL): void {
+  const file = fileURLToPath(url);
+  const before = fs.statSync(file);
+  const bytes = fs.readFileSync(file);
+  // A `#!` line is valid only at the very start of a script; as a comment it keeps the line numbers.
+  const source = bytes.toString('utf8').replace(/^#!/, '//');
+  // The cache is named by the file's size and time, so they must be those of the text read: a build
+  // writing the file meanwhile (V8 would take the old code for a new text of the same length).
+  const after = fs.statSync(file);
+  const unchanged = before.mtimeMs === after.mtimeMs && before.size === after.size && bytes.length === after.size;
+  const dir = unchanged ? cacheFolder() : skip(`${file} changed while it was read`);
+  let cachePath: string | undefined;
+  let prefix = '';
+  let cachedData: Buffer | undefined;
+  if (dir !== undefined) {
+    const named = cacheFileName(file, after);
+    prefix = named.prefix;
+    cachePath = path.join(dir, named.name);
+    try {
+      cachedData = fs.readFileSync(cachePath);
+    } catch {
+      // none yet
+    }
+  }
+  // The same wrapper as Node's for a CommonJS module; the newline keeps the source map's comment on a line of its own.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, cachedData });
+  if (cachedData !== undefined) debug(script.cachedDataRejected === true ? 'code cache refused by V8, to be written again: %s' : 'code cache used: %s', cachePath);
+  if (cachePath !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) scheduleWrite(script, dir as string, cachePath, prefix);
+  const module = { exports: {} as unknown };
+  const run = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
+  run.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+}
+
+/** Writes the cache once, after WRITE_AFTER_MS or at exit, whichever comes first; never throws. */
+function scheduleWrite(script: vm.Script, dir: string, cachePath: string, prefix: string): void {
+  let written = false;
+  const write = () => {
+    if (written) return;
+    written = true;
+    process.off('exit', write);
+    writeCache(script.createCachedData(), dir, cachePath, prefix);
+  };
+  setTimeout(write, WRITE_AFTER_MS).unref();
+  process.on('exit', write);
+}
+
+/** Writes `data` to `cachePath` (whole or not at all), and removes the program's caches of earlier builds and old ones of bundles that are gone. */
+export function writeCache(data: Buffer, dir: string, cachePath: string, prefix: string, now = Date.now()): void {
+  const temp = `${cachePath}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    fs.writeFileSync(temp, data, { mode: 0o600 });
+    fs.renameSync(temp, cachePath);
+    debug('code cache written: %s (%d bytes)', cachePath, data.length);
+  } catch (err) {
+    debug('code cache not written: %s', (err as Error).message);
+    fs.rmSync(temp, { force: true });
+    return;
+  }
+  try {
+    for (const name of fs.readdirSync(dir)) {
+      const other = path.join(dir, name);
+      if (other === cachePath || !name.endsWith('.bin')) continue;
+      if (name.startsWith(prefix) || now - fs.statSync(other).mtimeMs > ORPHAN_AGE_MS) fs.rmSync(other, { force: true });
+    }
+  } catch (err) {
+    debug('old code caches not removed: %s', (err as Error).message);
+  }
+}

@@ -1,0 +1,161 @@
+// V8's code cache for the bundle's programs (src/code-cache.ts): where it may live, what it is named,
+// how it is written and pruned, and, against the built bundle, that a second start uses it, that a
+// new build or a damaged file is written again, and that the program runs whatever the cache does.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { cacheFileName, cacheFolder, writeCache } from '../src/code-cache';
+import { ensureBundle, ROOT, runCli, startServe } from './helpers/bundle';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-code-cache-test-'));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const fresh = () => path.join(tmp, `d${n++}`);
+
+describe('the cache folder', () => {
+  it('is made for its user alone (0700) where NODE_COMPILE_CACHE says', () => {
+    const dir = path.join(fresh(), 'nested');
+    assert.equal(cacheFolder({ NODE_COMPILE_CACHE: dir }), dir);
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+  });
+
+  it('defaults to a folder of this user in the system temporary directory', () => {
+    assert.equal(cacheFolder({}), path.join(os.tmpdir(), `reclib-code-cache-${process.getuid?.() ?? 'user'}`));
+  });
+
+  it('is not used when turned off, when others may write in it, when it belongs to someone else, or is not a folder', () => {
+    assert.equal(cacheFolder({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: fresh() }), undefined);
+    const open = fresh();
+    fs.mkdirSync(open, { mode: 0o777 });
+    fs.chmodSync(open, 0o777);
+    assert.equal(cacheFolder({ NODE_COMPILE_CACHE: open }), undefined);
+    const file = fresh();
+    fs.writeFileSync(file, '');
+    assert.equal(cacheFolder({ NODE_COMPILE_CACHE: file }), undefined);
+    if (process.getuid?.() === 0) {
+      const theirs = fresh();
+      fs.mkdirSync(theirs, { mode: 0o700 });
+      fs.chownSync(theirs, 65534, 65534);
+      assert.equal(cacheFolder({ NODE_COMPILE_CACHE: theirs }), undefined);
+    }
+  });
+});
+
+describe('the cache file', () => {
+  it('is named by the program and its place, then by its size and time: another build is another file with the same prefix', () => {
+    const a = cacheFileName('/srv/reclib/dist/reclib.program.cjs', { size: 100, mtimeMs: 1 });
+    assert.equal(cacheFileName('/srv/reclib/dist/reclib.program.cjs', { size: 100, mtimeMs: 1 }).name, a.name);
+    assert.ok(a.name.startsWith(a.prefix) && a.prefix.startsWith('reclib.program.cjs-'));
+    for (const other of [{ size: 101, mtimeMs: 1 }, { size: 100, mtimeMs: 2 }]) {
+      const b = cacheFileName('/srv/reclib/dist/reclib.program.cjs', other);
+      assert.equal(b.prefix, a.prefix);
+      assert.notEqual(b.name, a.name);
+    }
+    assert.notEqual(cacheFileName('/opt/reclib/dist/reclib.program.cjs', { size: 100, mtimeMs: 1 }).prefix, a.prefix);
+  });
+
+  it('is written whole, replaces the same program’s earlier builds, removes week-old files of others and keeps the rest', () => {
+    const dir = fresh();
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const now = Date.now();
+    const put = (name: string, ageMs = 0) => {
+      fs.writeFileSync(path.join(dir, name), 'x');
+      fs.utimesSync(path.join(dir, name), (now - ageMs) / 1000, (now - ageMs) / 1000);
+    };
+    put('p-aaa-old.bin');
+    put('q-bbb-recent.bin', 3600_000);
+    put('q-bbb-stale.bin', 8 * 24 * 3600_000);
+    put('notes.txt', 8 * 24 * 3600_000);
+    writeCache(Buffer.from('code'), dir, path.join(dir, 'p-aaa-new.bin'), 'p-aaa-', now);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['notes.txt', 'p-aaa-new.bin', 'q-bbb-recent.bin']);
+    assert.equal(fs.readFileSync(path.join(dir, 'p-aaa-new.bin'), 'utf8'), 'code');
+    assert.equal(fs.statSync(path.join(dir, 'p-aaa-new.bin')).mode & 0o777, 0o600);
+  });
+
+  it('that cannot be written leaves nothing behind and throws nothing', () => {
+    const dir = fresh();
+    assert.doesNotThrow(() => writeCache(Buffer.from('code'), dir, path.join(dir, 'p-new.bin'), 'p-'));
+    assert.equal(fs.existsSync(dir), false);
+  });
+});
+
+describe('the bundle with its cache', () => {
+  const debugLines = (stderr: string) => stderr.split('\n').filter((l) => /^RECLIB \d+: code cache/.test(l));
+
+  it('writes it at the first run, uses it at the next, and writes it again for a new build or a damaged file', async () => {
+    const dir = fresh();
+    const env = { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' };
+    // A copy of the bundle's files, so that its program can be touched without touching dist/.
+    const copy = fresh();
+    ensureBundle();
+    fs.cpSync(path.join(ROOT, 'dist'), copy, { recursive: true, filter: (f) => !f.includes(`${path.sep}app`) && !f.endsWith('.map') });
+    const bundle = path.join(copy, 'reclib.cjs');
+    const program = path.join(copy, 'reclib.program.cjs');
+
+    const first = await runCli(['--version'], { env, bundle });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout.trim(), JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+    assert.match(debugLines(first.stderr).join('\n'), /code cache written: .*reclib\.program\.cjs-/);
+    const written = fs.readdirSync(dir);
+    assert.equal(written.length, 1);
+
+    const second = await runCli(['--version'], { env, bundle });
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(debugLines(second.stderr).map((l) => l.replace(/^RECLIB \d+: /, '').replace(/: .*/, '')), ['code cache used']);
+    assert.deepEqual(fs.readdirSync(dir), written);
+
+    // A new build of the program: a new file, the old one removed.
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(program, later, later);
+    const rebuilt = await runCli(['--version'], { env, bundle });
+    assert.equal(rebuilt.code, 0, rebuilt.stderr);
+    const afterRebuild = fs.readdirSync(dir);
+    assert.equal(afterRebuild.length, 1);
+    assert.notDeepEqual(afterRebuild, written);
+
+    // Damaged (V8 checks what it reads): refused, the program runs, the file is written again.
+    const file = path.join(dir, afterRebuild[0]!);
+    fs.writeFileSync(file, Buffer.alloc(fs.statSync(file).size, 7));
+    const damaged = await runCli(['--version'], { env, bundle });
+    assert.equal(damaged.code, 0, damaged.stderr);
+    assert.match(debugLines(damaged.stderr).join('\n'), /refused by V8[^]*code cache written/);
+    const healed = await runCli(['--version'], { env, bundle });
+    assert.match(debugLines(healed.stderr).join('\n'), /^RECLIB \d+: code cache used/);
+  });
+
+  it('serve keeps one for itself and one for its writer thread, and uses both at the next start', async () => {
+    const dir = fresh();
+    const db = path.join(fresh(), 'lib.db');
+    fs.mkdirSync(path.dirname(db));
+    const env = { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' };
+    const programs = (lines: string[]) => lines.map((l) => /([\w-]+)\.program\.cjs-/.exec(l)?.[1]).sort();
+    for (const expected of ['code cache written', 'code cache used']) {
+      const s = await startServe(['--db', db, '--host', '127.0.0.1'], { env });
+      assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
+      // The writer thread starts shortly after the server listens; each thread writes its cache 2 s after its start.
+      const seen = () => programs(debugLines(s.stderr()).filter((l) => l.includes(expected)));
+      for (let i = 0; i < 200 && seen().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      await s.stop('SIGTERM');
+      assert.deepEqual(seen(), ['reclib', 'writer-thread-worker'], s.stderr());
+    }
+  });
+
+  it('runs the program without one when the cache is off, or when its folder cannot be made', async () => {
+    const off = await runCli(['--version'], { env: { NODE_DISABLE_COMPILE_CACHE: '1', NODE_DEBUG: 'reclib' } });
+    assert.equal(off.code, 0, off.stderr);
+    assert.deepEqual(debugLines(off.stderr), []);
+    const blocker = fresh();
+    fs.writeFileSync(blocker, '');
+    const blocked = await runCli(['--version'], { env: { NODE_COMPILE_CACHE: path.join(blocker, 'cache'), NODE_DEBUG: 'reclib' } });
+    assert.equal(blocked.code, 0, blocked.stderr);
+    assert.match(blocked.stderr, /code cache not used/);
+  });
+
+  it('dist/reclib.mjs, the command of earlier versions, still runs the CLI', async () => {
+    const r = await runCli(['--version'], { bundle: path.join(ROOT, 'dist/reclib.mjs') });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+  });
+});
