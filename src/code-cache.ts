@@ -8,7 +8,7 @@
 //
 // Where: NODE_COMPILE_CACHE (Node's own variable for its cache) or `reclib-code-cache-<uid>` in the
 // system's temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's. The
-// folder must be ours and writable by nobody else (0700 when made here), since what is in it runs:
+// folder must be ours and writable by nobody else (reclib makes it 0700), since what is in it runs:
 // otherwise the program runs without a cache. Each program and place keeps one file, named by the
 // program's size and modification time, Node's version and its flags; V8 refuses a file made by
 // another V8 or for another source length, and it is then written again. Nothing here ever stops a
@@ -20,10 +20,12 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { debuglog } from 'node:util';
 import vm from 'node:vm';
 
-const debug = debuglog('reclib');
+// Not imported: the bundle's import of node:util reads its exports, and on Node 22 and later some of
+// them load modules of their own (worker_threads among them) before the server listens
+// (test/e2e/start-modules.test.ts).
+const debug = process.getBuiltinModule('node:util').debuglog('reclib');
 
 /** How long after the start the cache is written when there was none: long enough that the start's code has been compiled, short enough for a server stopped soon after. */
 export const WRITE_AFTER_MS = 2_000;
