@@ -108,7 +108,12 @@ function scheduleWrite(script: vm.Script, dir: string, cachePath: string, prefix
     if (written) return;
     written = true;
     process.off('exit', write);
-    writeCache(script.createCachedData(), dir, cachePath, prefix);
+    // Run from a timer or an 'exit' handler: a throw there would end a server, or print a stack after a command that succeeded.
+    try {
+      writeCache(script.createCachedData(), dir, cachePath, prefix);
+    } catch (err) {
+      debug('code cache not written: %s', (err as Error).message);
+    }
   };
   setTimeout(write, WRITE_AFTER_MS).unref();
   process.on('exit', write);
@@ -123,7 +128,11 @@ export function writeCache(data: Buffer, dir: string, cachePath: string, prefix:
     debug('code cache written: %s (%d bytes)', cachePath, data.length);
   } catch (err) {
     debug('code cache not written: %s', (err as Error).message);
-    fs.rmSync(temp, { force: true });
+    try {
+      fs.rmSync(temp, { force: true });
+    } catch {
+      // It could not be made either (a folder that cannot be searched, a file in the folder's place).
+    }
     return;
   }
   try {

@@ -78,6 +78,13 @@ describe('the cache file', () => {
     const dir = fresh();
     assert.doesNotThrow(() => writeCache(Buffer.from('code'), dir, path.join(dir, 'p-new.bin'), 'p-'));
     assert.equal(fs.existsSync(dir), false);
+    // A folder that cannot be searched (mode 0600, for a user other than root) fails both the write
+    // and the removal of what it left, with EACCES; a file where the folder should be, with ENOTDIR.
+    // Either ran from a timer 2 s after the start or from an 'exit' handler, where a throw ends a
+    // server or prints a stack after a command that succeeded.
+    const notAFolder = fresh();
+    fs.writeFileSync(notAFolder, '');
+    assert.doesNotThrow(() => writeCache(Buffer.from('code'), notAFolder, path.join(notAFolder, 'p-new.bin'), 'p-'));
   });
 });
 
