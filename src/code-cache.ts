@@ -9,9 +9,10 @@
 // Where: NODE_COMPILE_CACHE (Node's own variable for its cache) or `reclib-code-cache-<uid>` in the
 // system's temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's. The
 // folder must be ours and writable by nobody else (reclib makes it 0700), since what is in it runs:
-// otherwise the program runs without a cache. Each program and place keeps one file, named by the
-// program's size and modification time, Node's version and its flags; V8 refuses a file made by
-// another V8 or for another source length, and it is then written again. Nothing here ever stops a
+// otherwise the program runs without a cache. Each program and place keeps one file per way of
+// starting it, named by the program's size, times and inode, Node's version and its flags; a new
+// build's file replaces those of earlier ones. V8 refuses a file made by another V8, with other
+// flags or for another source length, and it is then written again. Nothing here ever stops a
 // program from running: a cache that cannot be read, used or written is skipped
 // (NODE_DEBUG=reclib says why).
 import { createHash } from 'node:crypto';
@@ -55,14 +56,30 @@ function skip(why: string): undefined {
   return undefined;
 }
 
-/** The cache file's name: the program and the folder it is in, then what makes V8's code for it valid. */
-export function cacheFileName(file: string, st: { size: number; mtimeMs: number }): { prefix: string; name: string } {
+/** What a cache file's name is made of: the program and its folder (`prefix`), then the build of it (`build`), then Node and its flags. */
+export interface CacheName {
+  prefix: string;
+  build: string;
+}
+
+/**
+ * The cache file's name: the program and the folder it is in, then what makes V8's code for it
+ * valid. V8 checks only the length of the source: the build part is the file's size, its times and
+ * its inode, since ctime and the inode change with every write or copy of the file, even one that
+ * keeps its size and modification time (tar, `cp -p`, a packager's fixed timestamps).
+ */
+export function cacheFileName(file: string, st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): CacheName & { name: string } {
   const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
   const prefix = `${path.basename(file)}-${hash(path.resolve(file))}-`;
-  // V8 refuses code compiled with other flags: Node's flags are part of the name, so that two ways of starting keep a file each.
-  const key = hash([st.size, st.mtimeMs, process.version, process.arch, process.execArgv.join(' '), process.env.NODE_OPTIONS ?? ''].join('\0'));
-  return { prefix, name: `${prefix}${key}.bin` };
+  const build = `${prefix}${hash([st.size, st.mtimeMs, st.ctimeMs, st.ino].join('\0'))}-`;
+  // V8 refuses code compiled with other flags: Node's flags are part of the name, so that two ways
+  // of starting (npm start's flag, a CLI command without it) keep a file each.
+  const runtime = hash([process.version, process.arch, process.execArgv.join(' '), process.env.NODE_OPTIONS ?? ''].join('\0'));
+  return { prefix, build, name: `${build}${runtime}.bin` };
 }
+
+/** A cache file's name as cacheFileName makes it (reclib removes no other file, in a NODE_COMPILE_CACHE others may share), or a write of one left by a process that ended in its middle. */
+const OURS = /-[0-9a-f]{16}(-[0-9a-f]{16}){1,2}\.bin(\.\d+\.[0-9a-z]+\.tmp)?$/;
 
 /**
  * Runs the CommonJS program `url` (a file beside the calling loader) as Node would run it as a
@@ -74,18 +91,19 @@ export function runWithCodeCache(url: URL): void {
   const bytes = fs.readFileSync(file);
   // A `#!` line is valid only at the very start of a script; as a comment it keeps the line numbers.
   const source = bytes.toString('utf8').replace(/^#!/, '//');
-  // The cache is named by the file's size and time, so they must be those of the text read: a build
-  // writing the file meanwhile (V8 would take the old code for a new text of the same length).
+  // The cache is named by the file's size, times and inode, so they must be those of the text read:
+  // a build writing the file meanwhile (V8 would take the old code for a new text of the same length).
   const after = fs.statSync(file);
-  const unchanged = before.mtimeMs === after.mtimeMs && before.size === after.size && bytes.length === after.size;
+  const unchanged =
+    before.mtimeMs === after.mtimeMs && before.ctimeMs === after.ctimeMs && before.ino === after.ino && before.size === after.size && bytes.length === after.size;
   const dir = unchanged ? cacheFolder() : skip(`${file} changed while it was read`);
   let cachePath: string | undefined;
-  let prefix = '';
+  let named: CacheName | undefined;
   let cachedData: Buffer | undefined;
   if (dir !== undefined) {
-    const named = cacheFileName(file, after);
-    prefix = named.prefix;
-    cachePath = path.join(dir, named.name);
+    const { name, ...parts } = cacheFileName(file, after);
+    named = parts;
+    cachePath = path.join(dir, name);
     try {
       cachedData = fs.readFileSync(cachePath);
     } catch {
@@ -95,14 +113,14 @@ export function runWithCodeCache(url: URL): void {
   // The same wrapper as Node's for a CommonJS module; the newline keeps the source map's comment on a line of its own.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, cachedData });
   if (cachedData !== undefined) debug(script.cachedDataRejected === true ? 'code cache refused by V8, to be written again: %s' : 'code cache used: %s', cachePath);
-  if (cachePath !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) scheduleWrite(script, dir as string, cachePath, prefix);
+  if (cachePath !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) scheduleWrite(script, dir as string, cachePath, named as CacheName);
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
   run.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
 }
 
 /** Writes the cache once, after WRITE_AFTER_MS or at exit, whichever comes first; never throws. */
-function scheduleWrite(script: vm.Script, dir: string, cachePath: string, prefix: string): void {
+function scheduleWrite(script: vm.Script, dir: string, cachePath: string, named: CacheName): void {
   let written = false;
   const write = () => {
     if (written) return;
@@ -110,7 +128,7 @@ function scheduleWrite(script: vm.Script, dir: string, cachePath: string, prefix
     process.off('exit', write);
     // Run from a timer or an 'exit' handler: a throw there would end a server, or print a stack after a command that succeeded.
     try {
-      writeCache(script.createCachedData(), dir, cachePath, prefix);
+      writeCache(script.createCachedData(), dir, cachePath, named);
     } catch (err) {
       debug('code cache not written: %s', (err as Error).message);
     }
@@ -119,8 +137,12 @@ function scheduleWrite(script: vm.Script, dir: string, cachePath: string, prefix
   process.on('exit', write);
 }
 
-/** Writes `data` to `cachePath` (whole or not at all), and removes the program's caches of earlier builds and old ones of bundles that are gone. */
-export function writeCache(data: Buffer, dir: string, cachePath: string, prefix: string, now = Date.now()): void {
+/**
+ * Writes `data` to `cachePath` (whole or not at all), and removes the program's caches of earlier
+ * builds (not those of this build for other flags) and week-old ones (of bundles that are gone, or
+ * of a Node no longer used).
+ */
+export function writeCache(data: Buffer, dir: string, cachePath: string, named: CacheName, now = Date.now()): void {
   const temp = `${cachePath}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     fs.writeFileSync(temp, data, { mode: 0o600 });
@@ -138,8 +160,9 @@ export function writeCache(data: Buffer, dir: string, cachePath: string, prefix:
   try {
     for (const name of fs.readdirSync(dir)) {
       const other = path.join(dir, name);
-      if (other === cachePath || !name.endsWith('.bin')) continue;
-      if (name.startsWith(prefix) || now - fs.statSync(other).mtimeMs > ORPHAN_AGE_MS) fs.rmSync(other, { force: true });
+      if (other === cachePath || !OURS.test(name)) continue;
+      const earlierBuild = name.startsWith(named.prefix) && !name.startsWith(named.build) && name.endsWith('.bin');
+      if (earlierBuild || now - fs.lstatSync(other).mtimeMs > ORPHAN_AGE_MS) fs.rmSync(other, { force: true });
     }
   } catch (err) {
     debug('old code caches not removed: %s', (err as Error).message);

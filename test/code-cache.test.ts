@@ -44,19 +44,21 @@ describe('the cache folder', () => {
 });
 
 describe('the cache file', () => {
-  it('is named by the program and its place, then by its size and time: another build is another file with the same prefix', () => {
-    const a = cacheFileName('/srv/reclib/dist/reclib.program.cjs', { size: 100, mtimeMs: 1 });
-    assert.equal(cacheFileName('/srv/reclib/dist/reclib.program.cjs', { size: 100, mtimeMs: 1 }).name, a.name);
-    assert.ok(a.name.startsWith(a.prefix) && a.prefix.startsWith('reclib.program.cjs-'));
-    for (const other of [{ size: 101, mtimeMs: 1 }, { size: 100, mtimeMs: 2 }]) {
-      const b = cacheFileName('/srv/reclib/dist/reclib.program.cjs', other);
+  it('is named by the program and its place, then by its build (size, times, inode), then by Node and its flags', () => {
+    const st = { size: 100, mtimeMs: 1, ctimeMs: 1, ino: 7 };
+    const a = cacheFileName('/srv/reclib/dist/reclib.program.cjs', st);
+    assert.equal(cacheFileName('/srv/reclib/dist/reclib.program.cjs', st).name, a.name);
+    assert.ok(a.name.startsWith(a.build) && a.build.startsWith(a.prefix) && a.prefix.startsWith('reclib.program.cjs-'));
+    // Another build: the same prefix, another build part. ctime and the inode change with every write or copy of the file, even one that keeps its size and mtime (tar, cp -p, SOURCE_DATE_EPOCH).
+    for (const other of [{ size: 101 }, { mtimeMs: 2 }, { ctimeMs: 2 }, { ino: 8 }]) {
+      const b = cacheFileName('/srv/reclib/dist/reclib.program.cjs', { ...st, ...other });
       assert.equal(b.prefix, a.prefix);
-      assert.notEqual(b.name, a.name);
+      assert.notEqual(b.build, a.build);
     }
-    assert.notEqual(cacheFileName('/opt/reclib/dist/reclib.program.cjs', { size: 100, mtimeMs: 1 }).prefix, a.prefix);
+    assert.notEqual(cacheFileName('/opt/reclib/dist/reclib.program.cjs', st).prefix, a.prefix);
   });
 
-  it('is written whole, replaces the same program’s earlier builds, removes week-old files of others and keeps the rest', () => {
+  it('is written whole, replaces the same program’s earlier builds, keeps its other ways of starting, removes week-old files of others and keeps the rest', () => {
     const dir = fresh();
     fs.mkdirSync(dir, { mode: 0o700 });
     const now = Date.now();
@@ -64,19 +66,24 @@ describe('the cache file', () => {
       fs.writeFileSync(path.join(dir, name), 'x');
       fs.utimesSync(path.join(dir, name), (now - ageMs) / 1000, (now - ageMs) / 1000);
     };
-    put('p-aaa-old.bin');
-    put('q-bbb-recent.bin', 3600_000);
-    put('q-bbb-stale.bin', 8 * 24 * 3600_000);
+    const h = (c: string) => c.repeat(16);
+    const p = `p.cjs-${h('a')}-`;
+    const q = `q.cjs-${h('b')}-`;
+    put(`${p}${h('1')}-${h('e')}.bin`); // an earlier build
+    put(`${p}${h('2')}-${h('f')}.bin`, 3600_000); // this build, started with other flags
+    put(`${q}${h('3')}-${h('e')}.bin`, 3600_000);
+    put(`${q}${h('4')}-${h('e')}.bin`, 8 * 24 * 3600_000);
     put('notes.txt', 8 * 24 * 3600_000);
-    writeCache(Buffer.from('code'), dir, path.join(dir, 'p-aaa-new.bin'), 'p-aaa-', now);
-    assert.deepEqual(fs.readdirSync(dir).sort(), ['notes.txt', 'p-aaa-new.bin', 'q-bbb-recent.bin']);
-    assert.equal(fs.readFileSync(path.join(dir, 'p-aaa-new.bin'), 'utf8'), 'code');
-    assert.equal(fs.statSync(path.join(dir, 'p-aaa-new.bin')).mode & 0o777, 0o600);
+    put('another-tool.bin', 8 * 24 * 3600_000); // not reclib's: a shared NODE_COMPILE_CACHE
+    writeCache(Buffer.from('code'), dir, path.join(dir, `${p}${h('2')}-${h('e')}.bin`), { prefix: p, build: `${p}${h('2')}-` }, now);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['another-tool.bin', 'notes.txt', `${p}${h('2')}-${h('e')}.bin`, `${p}${h('2')}-${h('f')}.bin`, `${q}${h('3')}-${h('e')}.bin`]);
+    assert.equal(fs.readFileSync(path.join(dir, `${p}${h('2')}-${h('e')}.bin`), 'utf8'), 'code');
+    assert.equal(fs.statSync(path.join(dir, `${p}${h('2')}-${h('e')}.bin`)).mode & 0o777, 0o600);
   });
 
   it('that cannot be written leaves nothing behind and throws nothing', () => {
     const dir = fresh();
-    assert.doesNotThrow(() => writeCache(Buffer.from('code'), dir, path.join(dir, 'p-new.bin'), 'p-'));
+    assert.doesNotThrow(() => writeCache(Buffer.from('code'), dir, path.join(dir, 'p-new.bin'), { prefix: 'p-', build: 'p-' }));
     assert.equal(fs.existsSync(dir), false);
     // A folder that cannot be searched (mode 0600, for a user other than root) fails both the write
     // and the removal of what it left, with EACCES; a file where the folder should be, with ENOTDIR.
@@ -84,7 +91,7 @@ describe('the cache file', () => {
     // server or prints a stack after a command that succeeded.
     const notAFolder = fresh();
     fs.writeFileSync(notAFolder, '');
-    assert.doesNotThrow(() => writeCache(Buffer.from('code'), notAFolder, path.join(notAFolder, 'p-new.bin'), 'p-'));
+    assert.doesNotThrow(() => writeCache(Buffer.from('code'), notAFolder, path.join(notAFolder, 'p-new.bin'), { prefix: 'p-', build: 'p-' }));
   });
 });
 
@@ -132,6 +139,18 @@ describe('the bundle with its cache', () => {
     assert.match(debugLines(damaged.stderr).join('\n'), /refused by V8[^]*code cache written/);
     const healed = await runCli(['--version'], { env, bundle });
     assert.match(debugLines(healed.stderr).join('\n'), /^RECLIB \d+: code cache used/);
+  });
+
+  it('keeps one for each way of starting a build: the server with npm start\'s flag and the CLI without do not remove each other\'s', async () => {
+    const dir = fresh();
+    const env = { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' };
+    const said = (r: { stderr: string }) => debugLines(r.stderr).map((l) => l.replace(/^RECLIB \d+: /, '').replace(/: .*/, ''));
+    const flag = ['--max-semi-space-size=16'];
+    assert.deepEqual(said(await runCli(['--version'], { env, nodeArgs: flag })), ['code cache written']);
+    assert.deepEqual(said(await runCli(['--version'], { env })), ['code cache written']);
+    assert.deepEqual(said(await runCli(['--version'], { env, nodeArgs: flag })), ['code cache used']);
+    assert.deepEqual(said(await runCli(['--version'], { env })), ['code cache used']);
+    assert.equal(fs.readdirSync(dir).length, 2);
   });
 
   it('serve keeps one for itself and one for its writer thread, and uses both at the next start', async () => {
