@@ -60,7 +60,8 @@ const esmBundle = {
 const programBundle = {
   ...nodeBundle, format: 'cjs',
   define: { 'import.meta': '__reclibImportMeta' },
-  banner: { js: "const __reclibImportMeta = { url: require('node:url').pathToFileURL(__filename).href };" },
+  // "use strict" first: esbuild writes its own after the banner, where it is a mere expression, and the program would run in sloppy mode (its sources are ES modules, strict).
+  banner: { js: "'use strict'; const __reclibImportMeta = { url: require('node:url').pathToFileURL(__filename).href };" },
 };
 
 fs.rmSync('dist', { recursive: true, force: true });

@@ -181,6 +181,16 @@ describe('the bundle with its cache', () => {
     assert.match(blocked.stderr, /code cache not used/);
   });
 
+  it('runs the programs in strict mode, as the ES modules they are built from ran', () => {
+    ensureBundle();
+    // A "use strict" directive counts only before any statement: after the banner's it is an expression, and the program sloppy.
+    const directive = /^(#![^\n]*\n)?("use strict"|'use strict');/;
+    for (const file of ['reclib.cjs', 'reclib.program.cjs', 'writer-thread-worker.program.cjs']) {
+      const text = fs.readFileSync(path.join(ROOT, 'dist', file), 'utf8');
+      assert.match(text, directive, `${file}: ${text.slice(0, 120)}`);
+    }
+  });
+
   it('dist/reclib.mjs, the command of earlier versions, still runs the CLI', async () => {
     const r = await runCli(['--version'], { bundle: path.join(ROOT, 'dist/reclib.mjs') });
     assert.equal(r.code, 0, r.stderr);
