@@ -87,6 +87,13 @@ const OURS = /-[0-9a-f]{16}(-[0-9a-f]{16}){1,2}\.bin(\.\d+\.[0-9a-z]+\.tmp)?$/;
  */
 export function runWithCodeCache(url: URL): void {
   const file = fileURLToPath(url);
+  // Node applies source maps (--enable-source-maps, in NODE_OPTIONS too) only to code its module
+  // loader compiled, not to a vm.Script: then the program is required, and stacks name the sources.
+  if (process.sourceMapsEnabled) {
+    skip('source maps are on');
+    createRequire(file)(file);
+    return;
+  }
   const before = fs.statSync(file);
   const bytes = fs.readFileSync(file);
   // A `#!` line is valid only at the very start of a script; as a comment it keeps the line numbers.

@@ -191,6 +191,16 @@ describe('the bundle with its cache', () => {
     }
   });
 
+  it('with --enable-source-maps, an error\'s stack names the sources, as it did before the code cache', async () => {
+    // Node applies a source map to what its module loader compiled, not to a vm.Script.
+    const preload = path.join(fresh() + '.cjs');
+    fs.writeFileSync(preload, "const write = process.stdout.write.bind(process.stdout);\nprocess.stdout.write = (s, ...rest) => { if (/^\\d+\\.\\d+\\.\\d+/.test(String(s))) throw new Error('boom'); return write(s, ...rest); };\n");
+    const r = await runCli(['--version'], { nodeArgs: ['--enable-source-maps', '--require', preload], env: { NODE_COMPILE_CACHE: fresh() } });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /Error: boom/);
+    assert.match(r.stderr, /at print \(.*src\/cli\/output\.ts:\d+:\d+\)/, r.stderr);
+  });
+
   it('dist/reclib.mjs, the command of earlier versions, still runs the CLI', async () => {
     const r = await runCli(['--version'], { bundle: path.join(ROOT, 'dist/reclib.mjs') });
     assert.equal(r.code, 0, r.stderr);
