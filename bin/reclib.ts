@@ -15,5 +15,11 @@ async function main(): Promise<void> {
   await program.parseAsync(process.argv);
 }
 
-// A failure the commands did not catch ends the process as an uncaught error would (exit 1).
-void main();
+// A failure the commands did not catch ends the process as an uncaught error (exit 1), as a rejected
+// top-level await did: thrown, not left a rejection, which --unhandled-rejections=warn or none
+// would only report, and the command exit 0.
+main().catch((err: unknown) =>
+  process.nextTick(() => {
+    throw err;
+  }),
+);

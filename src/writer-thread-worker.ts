@@ -30,7 +30,16 @@ port.on('message', (m: ToWriter) => {
   else if (m.type === 'close') process.exit(0); // nothing is open yet
   else early.push(m);
 });
-void import('./writer-thread-app').then(({ startWriter }) => {
-  handle = startWriter(port, workerData as WriterThreadData);
-  for (const m of early.splice(0)) handle(m);
-});
+import('./writer-thread-app')
+  .then(({ startWriter }) => {
+    handle = startWriter(port, workerData as WriterThreadData);
+    for (const m of early.splice(0)) handle(m);
+  })
+  // A load or start that fails ends the thread with an error, which its starter hears (as a rejected
+  // top-level await did): a rejection left unhandled would only be reported under
+  // --unhandled-rejections=warn or none, and the thread wait, with the writes handed to it, forever.
+  .catch((err: unknown) =>
+    process.nextTick(() => {
+      throw err;
+    }),
+  );

@@ -2,10 +2,12 @@
 // how it is written and pruned, and, against the built bundle, that a second start uses it, that a
 // new build or a damaged file is written again, and that the program runs whatever the cache does.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { cacheFileName, cacheFolder, writeCache } from '../src/code-cache';
 import { ensureBundle, ROOT, runCli, startServe } from './helpers/bundle';
 
@@ -199,6 +201,29 @@ describe('the bundle with its cache', () => {
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /Error: boom/);
     assert.match(r.stderr, /at print \(.*src\/cli\/output\.ts:\d+:\d+\)/, r.stderr);
+  });
+
+  it('a failure no command caught ends the CLI with exit 1, as a rejected top-level await did, whatever --unhandled-rejections says', async () => {
+    const preload = path.join(fresh() + '.cjs');
+    fs.writeFileSync(preload, "const write = process.stdout.write.bind(process.stdout);\nprocess.stdout.write = (s, ...rest) => { if (/^\\d+\\.\\d+\\.\\d+/.test(String(s))) throw new Error('boom'); return write(s, ...rest); };\n");
+    for (const mode of ['throw', 'warn', 'none']) {
+      const r = await runCli(['--version'], { nodeArgs: [`--unhandled-rejections=${mode}`, '--require', preload] });
+      assert.equal(r.code, 1, `${mode}: ${r.stderr}`);
+      assert.match(r.stderr, /Error: boom/);
+    }
+  });
+
+  it('the writer thread whose app fails to start ends with an error, whatever --unhandled-rejections says (its starter would wait for it forever)', () => {
+    ensureBundle();
+    // No workerData: startWriter throws. Run in a process of its own, since the mode comes from NODE_OPTIONS there.
+    const script = `import { Worker } from 'node:worker_threads';
+const w = new Worker(new URL(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/writer-thread-worker.mjs')).href)}), { execArgv: [], workerData: {} });
+const t = setTimeout(() => { console.log('running'); void w.terminate(); }, 5000);
+w.on('error', () => { clearTimeout(t); console.log('error'); });`;
+    for (const mode of ['throw', 'warn']) {
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: `--unhandled-rejections=${mode}` } });
+      assert.equal(r.stdout.trim(), 'error', `${mode}: ${r.stdout}${r.stderr}`);
+    }
   });
 
   it('dist/reclib.mjs, the command of earlier versions, still runs the CLI', async () => {
