@@ -111,11 +111,7 @@ export function runWithCodeCache(url: URL): void {
     const { name, ...parts } = cacheFileName(file, after);
     named = parts;
     cachePath = path.join(dir, name);
-    try {
-      cachedData = fs.readFileSync(cachePath);
-    } catch {
-      // none yet
-    }
+    cachedData = readCache(cachePath);
   }
   // The same wrapper as Node's for a CommonJS module; the newline keeps the source map's comment on a line of its own.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: file, cachedData });
@@ -124,6 +120,34 @@ export function runWithCodeCache(url: URL): void {
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
   run.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+}
+
+/**
+ * The cache file's bytes, if it is a file of this user that nobody else may write: the folder's own
+ * check does not cover a file put there while it was not so, or a folder replaced after that check
+ * by someone who may write in its parent. Opened without following a link, then checked as opened.
+ */
+function readCache(cachePath: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(cachePath, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ELOOP: a link (O_NOFOLLOW); it is written over as a file.
+    return code === 'ENOENT' ? undefined : skip(code === 'ELOOP' ? `${cachePath} is a link` : (err as Error).message);
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    const uid = process.getuid?.();
+    if (!st.isFile()) return skip(`${cachePath} is not a file`);
+    if (uid !== undefined && st.uid !== uid) return skip(`${cachePath} belongs to another user`);
+    if (uid !== undefined && (st.mode & 0o022) !== 0) return skip(`others may write ${cachePath}`);
+    return fs.readFileSync(fd);
+  } catch (err) {
+    return skip((err as Error).message);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** Writes the cache once, after WRITE_AFTER_MS or at exit, whichever comes first; never throws. */

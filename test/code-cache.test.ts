@@ -172,6 +172,40 @@ describe('the bundle with its cache', () => {
     }
   });
 
+  it('uses no file in the folder that is a link, or that another user owns or may write (what is in it runs)', async () => {
+    const dir = fresh();
+    const env = { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' };
+    assert.equal((await runCli(['--version'], { env })).code, 0);
+    const [name] = fs.readdirSync(dir);
+    const file = path.join(dir, name!);
+    const elsewhere = fresh();
+    fs.copyFileSync(file, elsewhere);
+    const cases: Array<[string, () => void]> = [
+      ['a link to a file elsewhere', () => fs.symlinkSync(elsewhere, file)],
+      ['a file others may write', () => {
+        fs.copyFileSync(elsewhere, file);
+        fs.chmodSync(file, 0o622);
+      }],
+    ];
+    if (process.getuid?.() === 0) {
+      cases.push(['a file of another user', () => {
+        fs.copyFileSync(elsewhere, file);
+        fs.chownSync(file, 65534, 65534);
+      }]);
+    }
+    for (const [what, make] of cases) {
+      fs.rmSync(file, { force: true });
+      make();
+      const r = await runCli(['--version'], { env });
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /code cache used/, what);
+      assert.match(r.stderr, /code cache not used: [^]*code cache written/, `${what}: ${r.stderr}`);
+      // Written again in its place: a plain file of this user.
+      const st = fs.lstatSync(file);
+      assert.ok(st.isFile() && st.uid === (process.getuid?.() ?? st.uid) && (st.mode & 0o777) === 0o600, what);
+    }
+  });
+
   it('runs the program without one when the cache is off, or when its folder cannot be made', async () => {
     const off = await runCli(['--version'], { env: { NODE_DISABLE_COMPILE_CACHE: '1', NODE_DEBUG: 'reclib' } });
     assert.equal(off.code, 0, off.stderr);
