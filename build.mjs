@@ -1,5 +1,5 @@
-// Bundles server and CLI into one file, dist/reclib.cjs, run by the `reclib` command dist/reclib.mjs
-// (better-sqlite3's JavaScript included; its native addon is loaded from node_modules,
+// Bundles server and CLI into one file, dist/reclib.program.cjs, run by the `reclib` command
+// dist/reclib.cjs (better-sqlite3's JavaScript included; its native addon is loaded from node_modules,
 // src/db/sqlite.ts). schema.sql is read at run time from beside dist/.
 // The web app (src/web) is a second entry: dist/app/ with content-hashed names, a precompressed
 // .gz and .br beside each file, and manifest.json that src/http/web-app.ts reads.

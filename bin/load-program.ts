@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The loader build.mjs makes twice: dist/reclib.mjs (the `reclib` command) and
+// The loader build.mjs makes twice: dist/reclib.cjs (the `reclib` command) and
 // dist/writer-thread-worker.mjs (the writer thread's file). Each runs the CommonJS program of the
 // same name beside it (RECLIB_PROGRAM, set at build time) with V8's code cache
 // (src/code-cache.ts says why). From the sources, bin/reclib.ts runs the CLI directly.

@@ -1,6 +1,7 @@
 // Entry point: hands argv to the CLI. `reclib serve` gets a program with the serve command alone
 // (src/cli/serve-program.ts says why); every other command line the whole CLI. Built as
-// dist/reclib.cjs, which dist/reclib.mjs runs with V8's code cache (bin/load-program.ts).
+// dist/reclib.program.cjs, which the command dist/reclib.cjs runs with V8's code cache
+// (bin/load-program.ts).
 import { nodeVersionProblem } from '../src/node-version';
 
 const tooOld = nodeVersionProblem(process.versions.node);

@@ -1,4 +1,4 @@
-// Runs one of the bundle's programs (dist/reclib.cjs, dist/writer-thread-worker.cjs) with V8's code
+// Runs one of the bundle's programs (dist/reclib.program.cjs, dist/writer-thread-worker.program.cjs) with V8's code
 // cache: the first start keeps the code V8 compiled on disk, and later starts of the same build read
 // it instead of parsing and compiling ~1 MB of JavaScript again. This is what Node 22.1's
 // `module.enableCompileCache()` does for modules, done here with `vm.Script`'s cached data so that

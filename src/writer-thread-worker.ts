@@ -1,4 +1,4 @@
-// The writer thread's entry (started by src/writer-thread.ts; built as dist/writer-thread-worker.cjs,
+// The writer thread's entry (started by src/writer-thread.ts; built as dist/writer-thread-worker.program.cjs,
 // which dist/writer-thread-worker.mjs runs with V8's code cache: bin/load-program.ts).
 // It listens before it loads the app (src/writer-thread-app.ts), so that a stop right after the
 // start ends the thread at once instead of after the load, and so that no request handed over in
