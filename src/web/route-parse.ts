@@ -1,5 +1,5 @@
 // What a hash (#/recordings/rec_…) names: no DOM or Preact here, so the node tests read it as it is.
-import { RECORDING_STATUSES, RECORDING_TYPES } from './vocabulary';
+import { ID_PATTERN, MAX_ID_LENGTH, RECORDING_STATUSES, RECORDING_TYPES } from './vocabulary';
 
 export type Route =
   /** `query`: what follows `?` in `#/?q=…` (the library's filters, libraryFilters). */
@@ -37,7 +37,7 @@ export interface LibraryFilters {
   status: string;
 }
 
-const MAX_Q = 200; // the API's bound on q (and on a device id)
+const MAX_Q = 200; // the API's bound on q
 
 /** `s` cut to `max` UTF-16 units (the API counts string length so), never inside a character. */
 function cut(s: string, max: number): string {
@@ -52,7 +52,8 @@ function cut(s: string, max: number): string {
 /**
  * `q=…&type=…&device=…&status=…` → the filters it names, or null when it names none (then the
  * library keeps the ones the person last used). A value the API would refuse (an unknown type or
- * status) is dropped rather than shown as an error; q is cut to the API's 200 characters.
+ * status, a device id that no device can have) is dropped rather than shown as an error; q is cut
+ * to the API's 200 characters.
  */
 export function libraryFilters(query: string): LibraryFilters | null {
   const p = new URLSearchParams(query);
@@ -60,10 +61,11 @@ export function libraryFilters(query: string): LibraryFilters | null {
   if (!['q', 'type', 'device', 'status'].some((name) => p.has(name))) return null;
   const type = get('type');
   const status = get('status');
+  const device = get('device');
   return {
     q: cut(get('q'), MAX_Q),
     type: (RECORDING_TYPES as readonly string[]).includes(type) ? type : '',
-    deviceId: cut(get('device'), MAX_Q),
+    deviceId: device.length <= MAX_ID_LENGTH && ID_PATTERN.test(device) ? device : '',
     status: (RECORDING_STATUSES as readonly string[]).includes(status) ? status : '',
   };
 }

@@ -12,6 +12,10 @@ export const RECORDING_TYPES = ['clip', 'memo'] as const;
 
 export const RECORDING_STATUSES = ['pending', 'transcribing', 'ready', 'no_speech', 'failed'] as const;
 
+/** What a device id (any reference id) may look like, and its most characters (src/ids.ts, src/http/schemas.ts Id). */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+export const MAX_ID_LENGTH = 256;
+
 export type RecordingType = (typeof RECORDING_TYPES)[number];
 export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 export type InputName = (typeof INPUT_NAMES)[number];

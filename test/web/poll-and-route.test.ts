@@ -32,7 +32,7 @@ describe('web app: routes', () => {
 
 describe('web app: the library\'s filters in the address', () => {
   it('round-trips every filter, spaces, quotes, accents and emoji included; none set is #/', () => {
-    const all = { q: '"quarterly report" café 🎉 & =?#', type: 'memo', deviceId: 'ring 1', status: 'no_speech' };
+    const all = { q: '"quarterly report" café 🎉 & =?#', type: 'memo', deviceId: 'ring-1.kitchen:2', status: 'no_speech' };
     const hash = libraryHash(all);
     assert.match(hash, /^#\/\?q=/);
     assert.doesNotMatch(hash.slice(1), /#/, 'a # in q is escaped, so the hash ends where it should');
@@ -51,5 +51,9 @@ describe('web app: the library\'s filters in the address', () => {
     // The API counts q's length in UTF-16 units (an emoji is two): 100 emoji, none cut in half.
     assert.equal(libraryFilters(`q=a${'🎉'.repeat(250)}`)!.q, `a${'🎉'.repeat(99)}`);
     assert.equal(libraryFilters(`q=${'x'.repeat(250)}`)!.q.length, 200);
+    // A device id is kept whole up to the API's 256 characters, and dropped when no device could have it.
+    const long = `d${'x'.repeat(255)}`;
+    assert.equal(libraryFilters(`device=${long}`)!.deviceId, long);
+    for (const bad of [`${long}x`, 'ring 1', '-ring', '%00']) assert.equal(libraryFilters(`device=${encodeURIComponent(bad)}`)!.deviceId, '', bad);
   });
 });

@@ -8,6 +8,9 @@ import { EVENT_TYPES } from '../../src/services/events';
 import { RECORDING_STATUSES } from '../../src/services/recording-model';
 import { parseQuery as serverParse } from '../../src/services/recording-search';
 import { markMatches, parseQuery } from '../../src/web/search-match';
+import * as v from 'valibot';
+import { Id } from '../../src/http/schemas';
+import { ID_PATTERN } from '../../src/ids';
 import * as web from '../../src/web/vocabulary';
 
 const marked = (text: string, q: string) => markMatches(text, parseQuery(q)).filter((p) => p.marked).map((p) => p.text);
@@ -19,6 +22,12 @@ describe('web app vocabulary and search marks', () => {
     assert.deepEqual(web.INPUT_NAMES, INPUT_NAMES);
     assert.deepEqual(web.RECORDING_TYPES, RECORDING_TYPES);
     assert.deepEqual(web.RECORDING_STATUSES, RECORDING_STATUSES);
+  });
+
+  it('a device id is checked as the API checks an id', () => {
+    assert.equal(web.ID_PATTERN.source, ID_PATTERN.source);
+    assert.equal(v.is(Id, 'd'.repeat(web.MAX_ID_LENGTH)), true);
+    assert.equal(v.is(Id, 'd'.repeat(web.MAX_ID_LENGTH + 1)), false);
   });
 
   it('queries split into words and phrases as the API splits them', () => {
