@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { cacheFileName, cacheFolder, writeCache } from '../src/code-cache';
 import { ensureBundle, ROOT, runCli, startServe } from './helpers/bundle';
+import { waitFor } from './helpers/wait';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-code-cache-test-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -166,8 +167,7 @@ describe('the bundle with its cache', () => {
       assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
       // The writer thread starts shortly after the server listens; each thread writes its cache 2 s after its start.
       const seen = () => programs(debugLines(s.stderr()).filter((l) => l.includes(expected)));
-      for (let i = 0; i < 200 && seen().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-      await s.stop('SIGTERM');
+      await waitFor(() => seen().length >= 2, () => `both threads' "${expected}": ${s.stderr()}`).finally(() => s.stop('SIGTERM'));
       assert.deepEqual(seen(), ['reclib', 'writer-thread-worker'], s.stderr());
     }
   });

@@ -12,6 +12,7 @@ import { harness, type Harness } from '../helpers/harness';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { created, patch } from '../helpers/recording-client';
 import { listening } from '../helpers/sse-client';
+import { waitFor } from '../helpers/wait';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 after(async () => {
@@ -73,14 +74,6 @@ async function setup(): Promise<{ h: Harness; port: number; receiver: Receiver; 
   return { h, port: srv.port, receiver, key: h.key(), drop: () => srv.server.closeAllConnections() };
 }
 
-async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('reclib listen', () => {
   it('forwards each event signed for both verifiers, one JSON line each, resumes after a drop without loss or repeat, exits 0 on SIGINT', async () => {
     const { h, port, receiver, key, drop } = await setup();
@@ -88,15 +81,15 @@ describe('reclib listen', () => {
     await l.lines$(1);
     const { secret } = JSON.parse(l.lines[0]!);
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
-    await until(() => h.services.eventHub.size === 1, 'listen connected');
+    await waitFor(() => h.services.eventHub.size === 1, 'listen connected');
 
     const a = await created(h, key, { type: 'memo', title: 'a', transcript: 'buy milk' });
     await patch(h, key, a.id, { title: 'a2' }, '"1"'); // recording.updated: not in --events
     await receiver.waitForRequests(2);
     drop(); // the stream connection goes; listen reconnects with Last-Event-ID
-    await until(() => h.services.eventHub.size === 0, 'the stream dropped');
+    await waitFor(() => h.services.eventHub.size === 0, 'the stream dropped');
     const b = await created(h, key, { type: 'clip', title: 'b' }); // while disconnected
-    await until(() => h.services.eventHub.size === 1, 'listen reconnected');
+    await waitFor(() => h.services.eventHub.size === 1, 'listen reconnected');
     const c = await created(h, key, { type: 'clip', title: 'c' });
     await receiver.waitForRequests(4);
     await l.lines$(5);
@@ -130,7 +123,7 @@ describe('reclib listen', () => {
     const { h, port, receiver, key, drop } = await setup();
     const l = startListen(['--url', `http://127.0.0.1:${port}`, '--forward-to', receiver.url, '--events', 'recording.created', '--json'], key);
     await l.lines$(1);
-    await until(() => h.services.eventHub.size === 1, 'listen connected');
+    await waitFor(() => h.services.eventHub.size === 1, 'listen connected');
     await created(h, key, { type: 'memo', title: 'before' });
     await created(h, key, { type: 'memo', title: 'lost in the restore' });
     await receiver.waitForRequests(2);
@@ -139,9 +132,9 @@ describe('reclib listen', () => {
     db.prepare('DELETE FROM events WHERE seq > (SELECT min(seq) FROM events)').run();
     db.prepare("DELETE FROM sqlite_sequence WHERE name = 'events'").run();
     drop();
-    await until(() => l.stderr().includes('following from its newest event instead'), 'listen gave up resuming');
+    await waitFor(() => l.stderr().includes('following from its newest event instead'), 'listen gave up resuming');
     assert.match(l.stderr(), /the server refused to resume after event \d+ \(400\): Last-Event-ID \d+ is after the newest event/);
-    await until(() => h.services.eventHub.size === 1, 'listen reconnected');
+    await waitFor(() => h.services.eventHub.size === 1, 'listen reconnected');
     const after = await created(h, key, { type: 'memo', title: 'after the restore' });
     await receiver.waitForRequests(3);
     assert.equal(JSON.parse(receiver.requests[2]!.body).recordingId, after.id);
@@ -154,7 +147,7 @@ describe('reclib listen', () => {
     const { h, port, receiver, key } = await setup();
     receiver.answer = () => 500;
     const l = startListen(['--url', `http://127.0.0.1:${port}/`, '--forward-to', receiver.url], key);
-    await until(() => h.services.eventHub.size === 1, 'listen connected');
+    await waitFor(() => h.services.eventHub.size === 1, 'listen connected');
     const a = await created(h, key, { type: 'memo', title: 'a' });
     await l.lines$(3);
     assert.match(l.lines[1]!, /^Signing secret \(shown once; verify the forwarded requests with it\): whsec_\S+$/);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { BUNDLE, cleanEnv, ensureBundle, ROOT, runCli } from '../helpers/bundle';
 import { unusedPort } from '../helpers/receiver';
+import { waitFor } from '../helpers/wait';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-output-errors-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -38,15 +39,6 @@ async function stop(child: ChildProcess): Promise<number | null> {
   return exited(child);
 }
 
-async function waitUntil<T>(what: () => string, get: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const value = await get();
-    if (value !== undefined) return value;
-    await sleep(20);
-  }
-  throw new Error(`timed out waiting for ${what()}`);
-}
-
 /** Requests enough to write log lines (a request line waits at most 20 ms for others), then /healthz once more. */
 async function requestsAnswered(url: string): Promise<number[]> {
   const statuses: number[] = [];
@@ -64,7 +56,7 @@ describe('serve goes on serving when its output cannot be written', () => {
     const stderr = collect(child.stderr);
     const stdout = collect(child.stdout);
     try {
-      const url = await waitUntil(() => `the URL: ${stdout()}${stderr()}`, () => /reclib listening on (http:\/\/\S+)/.exec(stdout())?.[1]);
+      const url = await waitFor(() => /reclib listening on (http:\/\/\S+)/.exec(stdout())?.[1], () => `the URL: ${stdout()}${stderr()}`, { timeoutMs: 8_000 });
       child.stdout!.destroy(); // the reader goes away, as head does after its line
       const statuses = await requestsAnswered(url);
       assert.deepEqual(statuses, [...Array(15).fill(200), 401]);
@@ -84,9 +76,10 @@ describe('serve goes on serving when its output cannot be written', () => {
     const stderr = collect(child.stderr);
     try {
       const url = `http://127.0.0.1:${port}`;
-      await waitUntil(
-        () => `an answer on ${url}: ${stderr()}`,
+      await waitFor(
         () => (child.exitCode !== null ? Promise.reject(new Error(`serve exited ${child.exitCode}: ${stderr()}`)) : fetch(`${url}/healthz`).then((r) => r.status, () => undefined)),
+        () => `an answer on ${url}: ${stderr()}`,
+        { timeoutMs: 8_000 },
       );
       assert.deepEqual(await requestsAnswered(url), [...Array(15).fill(200), 401]);
       assert.equal(child.exitCode, null);
@@ -102,7 +95,7 @@ describe('serve goes on serving when its output cannot be written', () => {
     fs.closeSync(full);
     const stdout = collect(child.stdout);
     try {
-      const line = await waitUntil(() => `the JSON line: ${stdout()}`, () => (stdout().includes('\n') ? stdout() : undefined));
+      const line = await waitFor(() => (stdout().includes('\n') ? stdout() : undefined), () => `the JSON line: ${stdout()}`, { timeoutMs: 8_000 });
       const { url } = (JSON.parse(line) as { serve: { url: string } }).serve;
       assert.deepEqual(await requestsAnswered(url), [...Array(15).fill(200), 401]);
       assert.equal(child.exitCode, null);

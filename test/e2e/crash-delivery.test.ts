@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { cliJson, startServe, type ServeProcess } from '../helpers/bundle';
 import { startReceiver } from '../helpers/receiver';
+import { waitFor } from '../helpers/wait';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-crash-'));
 const db = path.join(dir, 'reclib.db');
@@ -25,14 +26,6 @@ const SERVE_ARGS = [
 ];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 test('kill -9 during delivery, restart on the same database: every committed event reaches the receiver at least once', async () => {
   // A slow receiver: each acknowledgement takes 400 ms, so requests are on the wire at the kill (and
@@ -76,7 +69,7 @@ test('kill -9 during delivery, restart on the same database: every committed eve
   // may one received ~400 ms before it: its answer's timer can run before the killed process's
   // sockets are seen closed.)
   const cuttable = () => receiver.requests.some((r) => r.status === null && Date.now() - r.receivedAt < 200);
-  await waitUntil('deliveries in flight', () => created.length >= 12 && cuttable(), 8_000);
+  await waitFor(() => created.length >= 12 && cuttable(), 'deliveries in flight', { timeoutMs: 8_000, everyMs: 25 });
   crashed = true;
   first.child.kill('SIGKILL');
   await first.stop();
@@ -96,6 +89,6 @@ test('kill -9 during delivery, restart on the same database: every committed eve
         .filter((b) => b.type === 'recording.created')
         .map((b) => b.recordingId),
     );
-  await waitUntil('every created recording to be delivered', () => created.every((id) => deliveredIds().has(id)), 12_000);
+  await waitFor(() => created.every((id) => deliveredIds().has(id)), 'every created recording to be delivered', { timeoutMs: 12_000, everyMs: 25 });
   assert.equal(await second.stop('SIGTERM'), 0);
 });

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { cliJson, ROOT, startServe, type ServeProcess } from './bundle';
+import { waitFor } from './wait';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENS = path.join(ROOT, 'test/output/screens');
@@ -109,11 +110,7 @@ export async function createRecording(server: WebServer, body: Record<string, un
 
 /** Polls `check` until it holds (the page updates asynchronously); fails after `timeoutMs`. */
 export async function waitUntil(check: () => Promise<boolean>, what: string | (() => string), timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${typeof what === 'function' ? what() : what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(check, what, { timeoutMs, everyMs: 25 });
 }
 
 /**

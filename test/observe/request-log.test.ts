@@ -5,17 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { serveInProcess } from '../helpers/in-process-server';
 import { startReceiver } from '../helpers/receiver';
+import { waitFor } from '../helpers/wait';
 
 const json = (lines: string[]) => lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-
-async function until<T>(probe: () => T | undefined): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const found = probe();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('not logged in time');
-}
 
 describe('the request log', () => {
   it('with --log-format json writes one object per request with exactly time, level, msg, requestId, method, route, status, ms', async (t) => {
@@ -43,14 +35,14 @@ describe('the request log', () => {
     const s = await serveInProcess(t, { logFormat: 'json' });
     const res = await fetch(`${s.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal(res.status, 401);
-    const line = await until(() => json(s.lines()).find((l) => l.msg === 'request'));
+    const line = await waitFor(() => json(s.lines()).find((l) => l.msg === 'request'), 'the log line');
     assert.equal(line.route, '/mcp');
   });
 
   it('in text format a request is one readable line: time, method, route, status, duration, request id', async (t) => {
     const s = await serveInProcess(t);
     const res = await fetch(`${s.url}/healthz`);
-    const line = await until(() => s.lines().find((l) => l.includes(' GET /healthz ')));
+    const line = await waitFor(() => s.lines().find((l) => l.includes(' GET /healthz ')), 'the log line');
     assert.match(line, new RegExp(`^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z GET /healthz 200 [\\d.]+ms ${res.headers.get('x-request-id')}$`));
   });
 
@@ -78,7 +70,7 @@ describe('delivery outcomes are logged', () => {
       const auth = { authorization: `Bearer ${session}`, 'content-type': 'application/json' };
       const hook = (await (await fetch(`${s.url}/api/v2/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url, events: ['recording.created'] }) })).json()) as { webhook: { id: string } };
       await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'log-1' }, body: JSON.stringify({ type: 'clip', transcript: 'x' }) });
-      const line = await until(() => s.lines().find((l) => l.includes('delivery dlv_')));
+      const line = await waitFor(() => s.lines().find((l) => l.includes('delivery dlv_')), 'the log line');
       assert.ok(line.includes(hook.webhook.id), line);
       assert.match(line, /attempt 1: failed: status 503; next try at \d{4}-\d\d-\d\dT/);
       if (format === 'json') {
@@ -124,7 +116,7 @@ describe('no secret in the log', () => {
     await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
     await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}-guess` } });
     await receiver.waitForRequests(1);
-    await until(() => s.lines().find((l) => l.includes('"outcome":"retry"')));
+    await waitFor(() => s.lines().find((l) => l.includes('"outcome":"retry"')), 'the log line');
 
     const log = s.lines().join('\n');
     assert.ok(json(s.lines()).filter((l) => l.msg === 'request').length >= 9, log);
