@@ -3,8 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makePrivateDir, syncDirectory } from './files/private-files';
-import { writeAllSync } from './files/write-all';
+import { makePrivateDir, writeFileAtomic } from './files/private-files';
 
 export function loadMasterSecret(file: string): Buffer {
   if (file.startsWith(':memory:')) return randomBytes(32);
@@ -35,33 +34,17 @@ const STALE_TEMP_MS = 60_000;
 function createOnce(file: string, text: string): void {
   removeStaleTemps(file);
   if (fs.existsSync(file)) return;
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const fd = fs.openSync(temp, 'wx', 0o600);
   try {
-    fs.fchmodSync(fd, 0o600); // whatever the umask (src/files/private-files.ts)
-    writeAllSync(fd, Buffer.from(text), file);
-    fs.fsyncSync(fd);
-  } catch (e) {
-    fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
-    throw e;
-  }
-  fs.closeSync(fd);
-  try {
-    fs.linkSync(temp, file);
-    syncDirectory(path.dirname(path.resolve(file)));
+    writeFileAtomic(file, text, { overwrite: false });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST') {
-      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw e;
-      try {
-        fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
-      } catch (e2) {
-        if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') throw e2;
-      }
+    if (code === 'EEXIST') return; // another process made it first: theirs is the secret
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw e;
+    try {
+      fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+    } catch (e2) {
+      if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') throw e2;
     }
-  } finally {
-    fs.rmSync(temp, { force: true });
   }
 }
 
