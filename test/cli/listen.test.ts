@@ -4,6 +4,8 @@
 // exit 2 without RECLIB_API_KEY.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
@@ -141,6 +143,43 @@ describe('reclib listen', () => {
     assert.equal(l.child.exitCode, null, 'still running');
     l.child.kill('SIGTERM');
     assert.equal(await l.exit, 0);
+  });
+
+  it('another 400 on resuming (a proxy\'s, not the feed\'s refusal) ends it (exit 1) instead of following from the newest event', async () => {
+    const { h, port, receiver, key } = await setup();
+    // A proxy that passes the first stream through, drops it on cue, and refuses every later request with its own 400.
+    let streams = 0;
+    const drops: Array<() => void> = [];
+    const proxy = http.createServer((req, res) => {
+      if (streams++ > 0) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
+        return;
+      }
+      const up = http.request({ host: '127.0.0.1', port, path: req.url, method: req.method, headers: req.headers }, (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers).flushHeaders();
+        upRes.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      drops.push(() => {
+        up.destroy();
+        res.destroy();
+      });
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => void proxy.close());
+    const proxyPort = (proxy.address() as AddressInfo).port;
+    const l = startListen(['--url', `http://127.0.0.1:${proxyPort}`, '--forward-to', receiver.url, '--events', 'recording.created', '--json'], key);
+    await l.lines$(1);
+    await waitFor(() => h.services.eventHub.size === 1, 'listen connected');
+    await created(h, key, { type: 'memo', title: 'forwarded' });
+    await receiver.waitForRequests(1);
+    for (const drop of drops) drop();
+    await waitFor(() => l.child.exitCode !== null, () => `listen to exit; its stderr: ${l.stderr()}`);
+    assert.equal(await l.exit, 1);
+    assert.match(l.stderr(), /the server refused the stream \(400\): Bad Request/);
+    assert.doesNotMatch(l.stderr(), /following from its newest event/);
+    assert.equal(streams, 2, 'one refused reconnection, not a retry loop');
   });
 
   it('prints the secret once and a text line per forward (status, type, recording id, ms); a refused forward is a line too; SIGTERM exits 0', async () => {
