@@ -4,6 +4,7 @@
 // The web app (src/web) is a second entry: dist/app/ with content-hashed names, a precompressed
 // .gz and .br beside each file, and manifest.json that src/http/web-app.ts reads.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -130,4 +131,11 @@ console.log(`web app: ${files.join(', ')}; JavaScript ${(jsGzip / 1024).toFixed(
 if (jsGzip > JS_BUDGET_GZIP) {
   console.error('web app: the JavaScript is over its budget');
   process.exit(1);
+}
+
+// V8's code cache for the first `npm start` (scripts/warm-code-cache.mjs says why). Best effort.
+try {
+  execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist'], { stdio: 'ignore', timeout: 30_000 });
+} catch {
+  // no cache yet; the first start writes it
 }

@@ -2,6 +2,7 @@
 // how it is written and pruned, and, against the built bundle, that a second start uses it, that a
 // new build or a damaged file is written again, and that the program runs whatever the cache does.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +10,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { cacheFileName, cacheFolder, writeCache } from '../src/code-cache';
-import { ensureBundle, ROOT, runCli, startServe } from './helpers/bundle';
+import { cleanEnv, ensureBundle, ROOT, runCli, startServe } from './helpers/bundle';
 import { waitFor } from './helpers/wait';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-code-cache-test-'));
@@ -204,6 +205,19 @@ describe('the bundle with its cache', () => {
       const st = fs.lstatSync(file);
       assert.ok(st.isFile() && st.uid === (process.getuid?.() ?? st.uid) && (st.mode & 0o777) === 0o600, what);
     }
+  });
+
+  it('the build leaves one for npm start: its first start after a build uses it', async () => {
+    const dir = fresh();
+    const copy = fresh();
+    ensureBundle();
+    fs.cpSync(path.join(ROOT, 'dist'), copy, { recursive: true, filter: (f) => !f.includes(`${path.sep}app`) && !f.endsWith('.map') });
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/warm-code-cache.mjs'), copy], { env: cleanEnv({ NODE_COMPILE_CACHE: dir }) });
+    // npm start's Node flags, as package.json has them.
+    const flags = /^node (.*) dist\/reclib\.cjs serve$/.exec(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start)![1]!.split(' ');
+    const first = await runCli(['--version'], { env: { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' }, bundle: path.join(copy, 'reclib.cjs'), nodeArgs: flags });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(debugLines(first.stderr).join('\n'), /^RECLIB \d+: code cache used/);
   });
 
   it('runs the program without one when the cache is off, or when its folder cannot be made', async () => {
