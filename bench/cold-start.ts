@@ -26,7 +26,7 @@ export interface ColdStartResult {
   api?: { median: number; range: [number, number] };
   /** api − node per pair: median and [min, max], ms. */
   apiExtra?: { median: number; range: [number, number] };
-  /** Spawn to the first /healthz 200 of the first start after a build, without V8's code cache (src/code-cache.ts), ms; the pairs then start with the cache it wrote (absent in runs before the cache). */
+  /** Spawn to the first /healthz 200 of a start without V8's code cache (src/code-cache.ts; an empty cache folder), ms; the pairs then start with the cache it wrote (absent in runs before the cache). */
   firstStart?: number;
 }
 
@@ -107,8 +107,8 @@ const range = (xs: number[]): [number, number] => [round2(Math.min(...xs)), roun
 
 /**
  * `pairs` alternating measurements (which of the two goes first alternates too), after one
- * unmeasured pair to warm the OS cache (without V8's code cache) and the first start after a build
- * (measured apart: with an empty code cache folder of its own, which it fills for the pairs).
+ * unmeasured pair to warm the OS cache (without V8's code cache) and a start without a code cache
+ * (measured apart: with an empty cache folder of its own, which it fills for the pairs).
  */
 export async function measureColdStart(db: string, pairs: number, log: (line: string) => void, token?: string): Promise<ColdStartResult> {
   const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-bench-code-cache-'));
@@ -117,7 +117,7 @@ export async function measureColdStart(db: string, pairs: number, log: (line: st
     await serverStart(db, { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' }, token);
     const env = { ...process.env, NODE_COMPILE_CACHE: cacheDir, NODE_DISABLE_COMPILE_CACHE: '' };
     const firstStart = (await serverStart(db, env, token)).healthz;
-    log(`cold start, the first after a build (no code cache yet): serve → first /healthz 200 ${firstStart.toFixed(1)} ms`);
+    log(`cold start without a code cache (an empty cache folder): serve → first /healthz 200 ${firstStart.toFixed(1)} ms`);
     return { ...(await measurePairs(db, env, pairs, log, token)), firstStart: round2(firstStart) };
   } finally {
     fs.rmSync(cacheDir, { recursive: true, force: true });

@@ -122,7 +122,7 @@ const coldStartText = (c: ColdStartResult): string =>
   `${c.node.median.toFixed(0)} ms (${c.node.range[0].toFixed(0)}–${c.node.range[1].toFixed(0)}); medians of ${c.pairs} alternating pairs, both pinned to core 0.` +
   (c.firstStart === undefined
     ? ''
-    : ` The pairs start with V8's code cache (src/code-cache.ts), which the first start after a build writes; that first start, measured apart: ${c.firstStart.toFixed(0)} ms.`) +
+    : ` The pairs start with V8's code cache (src/code-cache.ts), which the first start in an empty cache folder writes; that start, measured apart (what a first start without a cache costs; the build writes one for npm start): ${c.firstStart.toFixed(0)} ms.`) +
   (c.api
     ? ` Spawn to the first answer of an API request sent right after that /healthz (GET /api/v2/recordings?limit=1, which loads the node adapter the server defers past its first answers): ${c.api.median.toFixed(0)} ms (${c.api.range[0].toFixed(0)}–${c.api.range[1].toFixed(0)}).`
     : '');
