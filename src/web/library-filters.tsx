@@ -10,6 +10,9 @@ export const NO_FILTERS: Filters = { q: '', type: '', deviceId: '', status: '' }
 
 export function LibraryFilters({ filters, devices, onChange }: { filters: Filters; devices: Device[]; onChange: (f: Filters) => void }) {
   const set = (patch: Partial<Filters>) => onChange({ ...filters, ...patch });
+  // A device id from the address that the list lacks (not loaded yet, or no device of this account
+  // has it) is offered by its id: the filter in use stays visible, and All devices takes it away.
+  const unlisted = filters.deviceId !== '' && !devices.some((d) => d.id === filters.deviceId) ? filters.deviceId : undefined;
   return (
     <div class="filters">
       <label class="field search-field">
@@ -33,7 +36,7 @@ export function LibraryFilters({ filters, devices, onChange }: { filters: Filter
             <option value="memo">Memos</option>
           </select>
         </label>
-        {devices.length > 0 && (
+        {(devices.length > 0 || unlisted !== undefined) && (
           <label class="field compact">
             <span>Device</span>
             <select value={filters.deviceId} onChange={(e) => set({ deviceId: e.currentTarget.value })}>
@@ -43,6 +46,7 @@ export function LibraryFilters({ filters, devices, onChange }: { filters: Filter
                   {d.name}
                 </option>
               ))}
+              {unlisted !== undefined && <option value={unlisted}>{unlisted}</option>}
             </select>
           </label>
         )}

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { cliJson } from '../../helpers/bundle';
 import { createRecording, focusAsDialogLeaves, launchBrowser, openPage, screens, signIn, startWebServer, waitUntil, type WebServer } from '../../helpers/browser';
 
 const DAY = 86_400_000;
@@ -189,6 +190,27 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.getByLabel('Type').selectOption({ label: 'All' });
     await waitUntil(async () => hashOf() === '#/', () => `no filters: #/ (${hashOf()})`);
     await page.getByRole('article').nth(29).waitFor();
+  });
+
+  it('a device id in the address that no device of the account has is shown in the Device select, and All devices takes it away', async () => {
+    const hashOf = () => new URL(page.url()).hash;
+    const device = page.getByLabel('Device');
+    const shown = () => device.evaluate((s) => (s as unknown as { selectedOptions: Array<{ textContent: string | null }> }).selectedOptions[0]?.textContent ?? '');
+    // No device yet: the filter is in use all the same (nothing matches), so it must be visible.
+    await page.goto(`${server.url}/#/?device=gone-1`);
+    await page.getByText('No recordings match.').waitFor();
+    await waitUntil(async () => (await device.count()) === 1 && (await shown()) === 'gone-1', 'the Device select, showing gone-1');
+    // With a device: the id is an option beside it, not a blank select.
+    await cliJson(['devices', 'add', '--db', server.db, '--account', server.accountId, '--id', 'ring-1', '--name', 'Ring', '--model', 'ring']);
+    await page.reload();
+    await page.getByText('No recordings match.').waitFor();
+    await waitUntil(async () => (await device.locator('option', { hasText: 'Ring' }).count()) === 1, 'the devices are loaded');
+    assert.equal(await device.inputValue(), 'gone-1');
+    assert.equal(await shown(), 'gone-1');
+    await device.selectOption({ label: 'All devices' });
+    await waitUntil(async () => hashOf() === '#/', () => `no filters: #/ (${hashOf()})`);
+    await page.getByRole('article').nth(29).waitFor();
+    assert.equal(await device.locator('option', { hasText: 'gone-1' }).count(), 0, 'the id is no longer offered');
   });
 
   it("times are shown in the browser's own time zone", async () => {
