@@ -3,10 +3,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { loadMasterSecret } from '../src/master-secret';
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-secret-'));
+/** `fs[name]` fails with `code` (after `before`) for this test only: the modules share node:fs's object. */
+const refuse = (t: TestContext, name: 'linkSync' | 'fchmodSync', code: string, before?: () => void) =>
+  t.mock.method(fs, name, () => {
+    before?.();
+    throw Object.assign(new Error(`${code}: refused`), { code });
+  });
 
 describe('master secret file', () => {
   it('is created private with a 32-byte secret, read back unchanged, and leaves no temporary file', () => {
@@ -30,6 +36,32 @@ describe('master secret file', () => {
     fs.utimesSync(stale, old, old);
     loadMasterSecret(file);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['db.secret', 'db.secret.4243.ba9876543210.tmp']);
+  });
+
+  it('on a file system without hard links (link: EPERM) it is created 0600 all the same, and no temporary file is left', (t) => {
+    const dir = tempDir();
+    const file = path.join(dir, 'db.secret');
+    refuse(t, 'linkSync', 'EPERM');
+    assert.equal(loadMasterSecret(file).length, 32);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.deepEqual(fs.readdirSync(dir), ['db.secret']);
+  });
+
+  it('one made meanwhile by another process (link: EEXIST) is the secret, and no temporary file is left', (t) => {
+    const dir = tempDir();
+    const file = path.join(dir, 'db.secret');
+    const theirs = Buffer.alloc(32, 7);
+    refuse(t, 'linkSync', 'EEXIST', () => fs.writeFileSync(file, `${theirs.toString('base64')}\n`, { mode: 0o600 }));
+    assert.deepEqual(loadMasterSecret(file), theirs);
+    assert.deepEqual(fs.readdirSync(dir), ['db.secret']);
+  });
+
+  it('a file system that refuses chmod (EPERM) leaves no temporary file beside it', (t) => {
+    const dir = tempDir();
+    const file = path.join(dir, 'db.secret');
+    refuse(t, 'fchmodSync', 'EPERM');
+    assert.equal(loadMasterSecret(file).length, 32);
+    assert.deepEqual(fs.readdirSync(dir), ['db.secret']);
   });
 
   it('a file that holds no secret is refused with its name', () => {

@@ -30,13 +30,18 @@ export function makePrivateDir(dir: string): void {
   }
 }
 
-/** Creates a new file (never an existing one: EEXIST) with mode 0600 and returns its descriptor. */
+/**
+ * Creates a new file (never an existing one: EEXIST) with mode 0600 and returns its descriptor.
+ * When the mode cannot be set (a file system that refuses chmod: EPERM), the file it made goes
+ * again: no empty file stays behind (a temporary one, or a backup's name that a retry would find taken).
+ */
 export function createPrivateFile(file: string): number {
   const fd = fs.openSync(file, 'wx', FILE_MODE);
   try {
     fs.fchmodSync(fd, FILE_MODE);
   } catch (e) {
     fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
     throw e;
   }
   return fd;

@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test';
 import { openAdminRuntime } from '../../src/cli/shared';
 import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/open';
+import { createPrivateFile } from '../../src/files/private-files';
 import { startServer } from '../../src/server';
 import { BUNDLE, cleanEnv, ensureBundle, ROOT } from '../helpers/bundle';
 
@@ -80,6 +81,17 @@ describe('file modes under umask 000', () => {
     fs.chmodSync(db, 0o640);
     openDatabase(db).close();
     assert.deepEqual([mode(dir), mode(db)], [0o750, 0o640]);
+  });
+});
+
+describe('createPrivateFile', () => {
+  it('takes away the file it made when its mode cannot be set (chmod: EPERM): a retry does not find the name taken', (t) => {
+    const file = path.join(fresh(), 'backup.db');
+    t.mock.method(fs, 'fchmodSync', () => {
+      throw Object.assign(new Error('EPERM: operation not permitted, fchmod'), { code: 'EPERM' });
+    });
+    assert.throws(() => createPrivateFile(file), { code: 'EPERM' });
+    assert.equal(fs.existsSync(file), false);
   });
 });
 
