@@ -135,7 +135,7 @@ if (jsGzip > JS_BUDGET_GZIP) {
 
 // V8's code cache for the first `npm start` (scripts/warm-code-cache.mjs says why). Best effort.
 try {
-  execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist'], { stdio: 'ignore', timeout: 30_000 });
+  execFileSync(process.execPath, ['scripts/warm-code-cache.mjs', 'dist'], { stdio: 'ignore', timeout: 30_000 }); // the script's own limit is 20 s
 } catch {
   // no cache yet; the first start writes it
 }

@@ -207,7 +207,7 @@ describe('the bundle with its cache', () => {
     }
   });
 
-  it('the build leaves one for npm start: its first start after a build uses it', async () => {
+  it('the build leaves one for npm start, written by a server\'s start (main and writer thread): the first start after a build uses it', async () => {
     const dir = fresh();
     const copy = fresh();
     ensureBundle();
@@ -218,6 +218,8 @@ describe('the bundle with its cache', () => {
     const first = await runCli(['--version'], { env: { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' }, bundle: path.join(copy, 'reclib.cjs'), nodeArgs: flags });
     assert.equal(first.code, 0, first.stderr);
     assert.match(debugLines(first.stderr).join('\n'), /^RECLIB \d+: code cache used/);
+    // Written by a server's start, for the writer thread too.
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.bin')).map((f) => f.replace(/\.program\.cjs-.*/, '')).sort(), ['reclib', 'writer-thread-worker']);
   });
 
   it('runs the program without one when the cache is off, or when its folder cannot be made', async () => {
