@@ -209,9 +209,13 @@ describe('the bundle with its cache', () => {
 
   it('the build leaves one for npm start, written by a server\'s start (main and writer thread): the first start after a build uses it', async () => {
     const dir = fresh();
-    const copy = fresh();
+    // An install of its own, which a server can start from: dist/, schema.sql beside it, node_modules.
+    const install = fresh();
+    const copy = path.join(install, 'dist');
     ensureBundle();
-    fs.cpSync(path.join(ROOT, 'dist'), copy, { recursive: true, filter: (f) => !f.includes(`${path.sep}app`) && !f.endsWith('.map') });
+    fs.cpSync(path.join(ROOT, 'dist'), copy, { recursive: true, filter: (f) => !f.endsWith('.map') });
+    fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(install, 'schema.sql'));
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(install, 'node_modules'));
     execFileSync(process.execPath, [path.join(ROOT, 'scripts/warm-code-cache.mjs'), copy], { env: cleanEnv({ NODE_COMPILE_CACHE: dir }) });
     // npm start's Node flags, as package.json has them.
     const flags = /^node (.*) dist\/reclib\.cjs serve$/.exec(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start)![1]!.split(' ');
