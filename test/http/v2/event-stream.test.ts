@@ -17,6 +17,7 @@ import { FakeTimers } from '../../helpers/fake-timers';
 import { harness, type Harness } from '../../helpers/harness';
 import { created } from '../../helpers/recording-client';
 import { listening, SseReader } from '../../helpers/sse-client';
+import { waitFor } from '../../helpers/wait';
 
 const STREAM = '/api/v2/events/stream';
 const servers: Array<() => Promise<void>> = [];
@@ -224,7 +225,7 @@ describe('GET /api/v2/events/stream', () => {
     const other = await open(STREAM, {}, h.key(['events:read']));
     assert.equal(other.status, 200);
     streams[0]!.drop();
-    await waitFor(() => h.services.eventHub.size === MAX_STREAMS_PER_CREDENTIAL, 'the dropped stream released');
+    await waitFor(() => h.services.eventHub.size === MAX_STREAMS_PER_CREDENTIAL, 'the dropped stream released', { timeoutMs: 2_000, everyMs: 5 });
     const again = await open();
     assert.equal(again.status, 200);
     for (const s of [...streams, other, again]) s.drop();
@@ -284,7 +285,7 @@ describe('GET /api/v2/events/stream', () => {
     collectGarbage();
     const before = process.memoryUsage().rss;
     const r = SseReader.stalled(srv.port, `${STREAM}?after=0`, { authorization: `Bearer ${key}` });
-    await waitFor(() => h.services.eventHub.size === 1, 'the stream open');
+    await waitFor(() => h.services.eventHub.size === 1, 'the stream open', { timeoutMs: 2_000, everyMs: 5 });
     await new Promise((resolve) => setTimeout(resolve, 500)); // let the server fill every buffer it can
     collectGarbage(); // what is still held, not what is garbage not yet collected
     const grown = process.memoryUsage().rss - before;
@@ -305,7 +306,7 @@ describe('GET /api/v2/events/stream', () => {
     const { h, timers, srv, key } = await setup();
     for (let i = 0; i < 5; i++) emit(h, 10_000);
     const r = SseReader.stalled(srv.port, `${STREAM}?after=0`, { authorization: `Bearer ${key}` });
-    await waitFor(() => h.services.eventHub.size === 1, 'the stream open');
+    await waitFor(() => h.services.eventHub.size === 1, 'the stream open', { timeoutMs: 2_000, everyMs: 5 });
     await new Promise((resolve) => setTimeout(resolve, 300));
     timers.advance(PING_MS); // full, not read: one strike
     r.resume();
@@ -346,10 +347,3 @@ function collectGarbage(): void {
   (vm.runInNewContext('gc') as () => void)();
 }
 
-async function waitFor(check: () => boolean, what: string, ms = 2000): Promise<void> {
-  const end = performance.now() + ms;
-  while (!check()) {
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
