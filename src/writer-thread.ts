@@ -17,6 +17,7 @@ import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/e
 import { writerUnavailable } from './http/forward-write';
 import { callErrorAgain, postBatch, type CallError, type WriteCallArgs, type WriteCallName, type WriteCallResult } from './http/write-calls';
 import { SIGNAL, SIGNAL_SLOTS } from './group-gate';
+import { NumberedTable } from './numbered-table';
 import type { Worker } from './worker';
 import { startModuleWorker } from './worker-thread';
 
@@ -73,8 +74,8 @@ const CLOSE_MS = 6_000; // above busy_timeout (5 s), the longest a statement wai
 
 export class WriterThread implements Worker, WriteForwarder {
   private thread: Thread | undefined;
-  private readonly pending = new Map<number, { resolve: (a: never) => void; reject: (e: unknown) => void }>();
-  private nextId = 1;
+  /** The calls awaiting the thread's answer, by the number the answer names (not a Map: NumberedTable says why). */
+  private readonly pending = new NumberedTable<{ resolve: (a: never) => void; reject: (e: unknown) => void }>();
   private closing = false;
   private onStopped: (() => void) | undefined;
   private started = false;
@@ -150,8 +151,7 @@ export class WriterThread implements Worker, WriteForwarder {
       this.thread = undefined;
       this.outbox = [];
       this.onStopped?.();
-      for (const [, p] of this.pending) p.reject(writerUnavailable('the writer thread stopped before answering'));
-      this.pending.clear();
+      for (const p of this.pending.clear()) p.reject(writerUnavailable('the writer thread stopped before answering'));
       // Its storage condition went with it; the next thread reports its own.
       this.hooks.health(undefined);
       if (this.closing) return;
@@ -198,10 +198,8 @@ export class WriterThread implements Worker, WriteForwarder {
     if (this.deferred) this.start();
     const thread = this.thread;
     if (!thread || this.closing) return Promise.reject(writerUnavailable(this.closing ? 'the server is shutting down' : 'the writer thread is restarting'));
-    const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (a: never) => void, reject });
-      const m = message(id);
+      const m = message(this.pending.add({ resolve: resolve as (a: never) => void, reject }));
       if (m) {
         thread.postMessage(m, transfer);
         this.posted(1);
@@ -241,8 +239,7 @@ export class WriterThread implements Worker, WriteForwarder {
   }
 
   private settle(id: number, how: (p: { resolve: (a: never) => void; reject: (e: unknown) => void }) => void): void {
-    const p = this.pending.get(id);
-    this.pending.delete(id);
+    const p = this.pending.take(id);
     if (p) how(p);
   }
 

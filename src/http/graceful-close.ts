@@ -14,6 +14,7 @@
 //  - after the grace period whatever is left is destroyed (a stuck client cannot hold the stop).
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { NumberedTable } from '../numbered-table';
 
 /** How long a connection with nothing in progress is left open after the stop begins. */
 export const IDLE_CLOSE_MS = 1_000;
@@ -28,7 +29,8 @@ export interface GracefulClose {
 export function gracefulClose(server: Server, idleCloseMs = IDLE_CLOSE_MS): GracefulClose {
   /** Open connections → requests in progress on each. */
   const connections = new Map<Socket, number>();
-  const inFlight = new Set<ServerResponse>();
+  /** The answers not closed yet (not a Set: src/numbered-table.ts says why). */
+  const inFlight = new NumberedTable<ServerResponse>();
   let closing = false;
 
   const closeWhenIdle = (socket: Socket): void => {
@@ -47,10 +49,10 @@ export function gracefulClose(server: Server, idleCloseMs = IDLE_CLOSE_MS): Grac
     observe(req, res) {
       const socket = req.socket;
       connections.set(socket, (connections.get(socket) ?? 0) + 1);
-      inFlight.add(res);
+      const id = inFlight.add(res);
       if (closing) res.shouldKeepAlive = false;
       res.once('close', () => {
-        inFlight.delete(res);
+        inFlight.take(id);
         const left = (connections.get(socket) ?? 1) - 1;
         if (!connections.has(socket)) return;
         connections.set(socket, left);
@@ -62,7 +64,7 @@ export function gracefulClose(server: Server, idleCloseMs = IDLE_CLOSE_MS): Grac
     close(graceMs) {
       closing = true;
       // Headers not sent yet: the answer will say Connection: close and Node ends the connection after it.
-      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      for (const res of inFlight.values()) if (!res.headersSent) res.shouldKeepAlive = false;
       const closed = new Promise<void>((resolve) => {
         // net.Server's close, not http.Server's: that one would destroy idle keep-alive connections now.
         NetServer.prototype.close.call(server, () => resolve());
