@@ -27,7 +27,7 @@ import { JSON_TYPE, jsonBody, MAX_JSON_BYTES, tooLarge } from './body';
 import type { HttpDeps } from './env';
 import { healthBody } from './health';
 import { etag } from './if-match';
-import { keepWriteRefusal, rawRequestHeader, readNodeBodyEarly } from './node-request';
+import { firstRequestHeader, keepWriteRefusal, rawRequestHeader, readNodeBodyEarly } from './node-request';
 import { markResponse } from './request-observer';
 import { BEARER, parseWith, requestIdFrom } from './router';
 import { Id } from './schemas';
@@ -76,7 +76,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
   const { services, rateLimiter } = deps;
   const hosts = new Map<string, boolean>();
   const hostOk = (req: IncomingMessage): boolean => {
-    const host = req.headers.host || hostname;
+    const host = firstRequestHeader(req, 'host') || hostname;
     let ok = hosts.get(host);
     if (ok === undefined) {
       ok = adapterTakesHost(host);

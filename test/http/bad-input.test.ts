@@ -166,6 +166,8 @@ describe('requests refused before the app runs still get the envelope and X-Requ
         ['malformed chunk', `POST /api/v2/recordings HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n${end}ZZ\r\n{}\r\n0\r\n\r\n`, 400, /chunked/],
         ['headers over 16 KB', `GET /api/v2/recordings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(17_000)}\r\n${end}`, 413, /headers/],
         ['HTTP/1.1 without Host', `GET /healthz HTTP/1.1\r\n${end}`, 400, /Host/],
+        ['HTTP/1.1 with an empty Host', `GET /healthz HTTP/1.1\r\nHost: \r\n${end}`, 400, /Host/],
+        ['HTTP/1.1 with an empty Host, then another (the first counts)', `GET /healthz HTTP/1.1\r\nHost: \r\nHost: x\r\n${end}`, 400, /Host/],
         ['invalid Host', `GET /healthz HTTP/1.1\r\nHost: [::1\r\n${end}`, 400, /host/i],
         ['backslash in the path', `GET /api/v2/recordings/a\\b HTTP/1.1\r\nHost: x\r\n${end}`, 400, /path/i],
         // Node closes a CONNECT without writing anything unless the server listens for it.

@@ -140,6 +140,8 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
       ['no credential', get(`/api/v2/recordings/${id}`, ['X-Request-Id: r-1']), 401],
       ['no permission', get(`/api/v2/recordings/${id}`, auth(w.h.key(['recordings:create'], 'creator'))), 403],
       ['a Host the adapter refuses', ['GET /api/v2/recordings/' + id + ' HTTP/1.1', 'Host: 0x7f.1', ...auth(reader)].join('\r\n'), 400],
+      // Node keeps the first Host (req.headers, which the adapter reads): the second is not looked at.
+      ['two Hosts, the first one the adapter refuses', ['GET /api/v2/recordings/' + id + ' HTTP/1.1', 'Host: 0x7f.1', 'Host: localhost', ...auth(reader)].join('\r\n'), 400],
       ['an id the route refuses', get('/api/v2/recordings/_abc', auth(reader)), 400],
       ['an escaped id', get(`/api/v2/recordings/${id.slice(0, 3)}%5F${id.slice(4)}`, auth(reader)), 200],
       ['a query', get(`/api/v2/recordings/${id}?x=1`, auth(reader)), 200],
@@ -153,6 +155,8 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
     // With a new request id.
     w.h.clock.advance(61_000);
     assert.ok((await w.same(get(`/api/v2/recordings/${id}`, [`Authorization: Bearer ${reader}`]), true)).direct);
+    // Two Hosts, the first one taken: answered here, as the adapter would.
+    assert.ok((await w.same(get(`/api/v2/recordings/${id}`, ['Host: 0x7f.1', `Authorization: Bearer ${reader}`]), true)).direct);
   });
 
   it('with the rate limit off, the answer has no RateLimit headers, as the app\'s', async (t) => {
