@@ -16,6 +16,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { NumberedTable } from '../numbered-table';
 
+/** Where a response keeps its number in the table of those in flight. */
+const ENTRY = Symbol('reclib.inFlight');
+type Tracked = ServerResponse & { [ENTRY]?: number };
+
 /** How long a connection with nothing in progress is left open after the stop begins. */
 export const IDLE_CLOSE_MS = 1_000;
 
@@ -45,20 +49,24 @@ export function gracefulClose(server: Server, idleCloseMs = IDLE_CLOSE_MS): Grac
     if (closing) closeWhenIdle(socket); // accepted just before the listener closed
   });
 
+  /** A response's 'close': one function for every response (no closure per request, as request-observer.ts). */
+  function closed(this: Tracked): void {
+    if (inFlight.take(this[ENTRY] ?? -1) === undefined) return; // counted already
+    const socket = this.req.socket;
+    const left = (connections.get(socket) ?? 1) - 1;
+    if (!connections.has(socket)) return;
+    connections.set(socket, left);
+    // Answered with keep-alive (its headers went out before the stop began): now idle.
+    if (closing && left === 0) closeWhenIdle(socket);
+  }
+
   return {
     observe(req, res) {
       const socket = req.socket;
       connections.set(socket, (connections.get(socket) ?? 0) + 1);
-      const id = inFlight.add(res);
+      (res as Tracked)[ENTRY] = inFlight.add(res);
       if (closing) res.shouldKeepAlive = false;
-      res.once('close', () => {
-        inFlight.take(id);
-        const left = (connections.get(socket) ?? 1) - 1;
-        if (!connections.has(socket)) return;
-        connections.set(socket, left);
-        // Answered with keep-alive (its headers went out before the stop began): now idle.
-        if (closing && left === 0) closeWhenIdle(socket);
-      });
+      res.on('close', closed);
     },
 
     close(graceMs) {

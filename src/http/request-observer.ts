@@ -9,7 +9,8 @@ import type { Metrics } from '../observe/metrics';
 
 const ROUTE = Symbol('reclib.route');
 const REQUEST_ID = Symbol('reclib.requestId');
-type Marked = ServerResponse & { [ROUTE]?: string; [REQUEST_ID]?: string };
+const STARTED = Symbol('reclib.started');
+type Marked = ServerResponse & { [STARTED]?: number; [ROUTE]?: string; [REQUEST_ID]?: string };
 
 /** The label of a request that matched no route (one label, whatever the path: paths hold ids). */
 export const UNMATCHED = 'unmatched';
@@ -45,15 +46,17 @@ export function matchedTemplate(c: Context): string {
 
 /** The per-request hook for createNodeServer: logs and counts each answer when it is sent. */
 export function observeRequests(logger: Logger, metrics: Metrics | undefined): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    const start = performance.now();
-    res.once('finish', () => {
-      const ms = performance.now() - start;
-      const marked = res as Marked;
-      const route = marked[ROUTE] ?? UNMATCHED;
-      const method = req.method ?? 'GET';
-      logger.request({ requestId: marked[REQUEST_ID] ?? null, method, route, status: res.statusCode, ms });
-      metrics?.request(method, route, res.statusCode, ms / 1000);
-    });
+  // One listener for every answer, which finds what it needs on the response: no closure or
+  // once-wrapper per request (~1 µs of a ~75 µs get by id, with graceful-close.ts's the same way).
+  function finished(this: Marked): void {
+    const ms = performance.now() - (this[STARTED] ?? 0);
+    const route = this[ROUTE] ?? UNMATCHED;
+    const method = this.req.method ?? 'GET';
+    logger.request({ requestId: this[REQUEST_ID] ?? null, method, route, status: this.statusCode, ms });
+    metrics?.request(method, route, this.statusCode, ms / 1000);
+  }
+  return (_req, res) => {
+    (res as Marked)[STARTED] = performance.now();
+    res.on('finish', finished);
   };
 }
