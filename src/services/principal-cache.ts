@@ -39,7 +39,7 @@ export class PrincipalCache {
   get(token: string): CachedCredential | undefined {
     const version = this.dataVersion();
     if (version !== this.version) {
-      this.entries.clear();
+      this.forget();
       this.version = version;
       return undefined;
     }
@@ -47,11 +47,20 @@ export class PrincipalCache {
   }
 
   set(token: string, credential: CachedCredential): void {
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    if (this.entries.size >= MAX_ENTRIES) this.forget();
     this.entries.set(token, credential);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.forget();
+  }
+
+  /**
+   * A new Map rather than clear(): this runs at every commit of the writer thread, and a cleared
+   * Map keeps its old table linked to the new one, so the credentials cached in each would outlive
+   * the young generation (src/numbered-table.ts says how that costs).
+   */
+  private forget(): void {
+    this.entries = new Map();
   }
 }
