@@ -122,4 +122,20 @@ describe('graceful close', () => {
     assert.ok(Date.now() - started < 2_000);
     await c.waitClosed();
   });
+
+  it('answers queued behind a pending one (pipelined) are forgotten when the client goes away', async (t) => {
+    const { drain, port, release } = await serve(t, 5_000);
+    t.after(release);
+    const c = connection(port);
+    // Sent at once: the three behind /slow are answered after it, and hold no socket until then.
+    c.socket.write(['/slow', '/a', '/b', '/c'].map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`).join(''));
+    for (let i = 0; i < 100 && drain.inFlight() < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(drain.inFlight(), 4, 'the pipelined requests reached the server');
+    // A reset (a plain end would leave the server's side half open: node-server.ts's httpAllowHalfOpen).
+    c.socket.resetAndDestroy();
+    // The server's side of the connection closes, then the answers' 'close' (a tick later).
+    for (let i = 0; i < 100 && drain.inFlight() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(drain.inFlight(), 0, 'no answer of the closed connection is still counted');
+    await drain.close(100);
+  });
 });
