@@ -27,7 +27,7 @@ import { JSON_TYPE, jsonBody, MAX_JSON_BYTES, tooLarge } from './body';
 import type { HttpDeps } from './env';
 import { healthBody } from './health';
 import { etag } from './if-match';
-import { firstRequestHeader, keepWriteRefusal, rawRequestHeader, readNodeBodyEarly } from './node-request';
+import { keepWriteRefusal, rawRequestHeader, readNodeBodyEarly } from './node-request';
 import { markResponse } from './request-observer';
 import { BEARER, parseWith, requestIdFrom } from './router';
 import { Id } from './schemas';
@@ -76,7 +76,8 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
   const { services, rateLimiter } = deps;
   const hosts = new Map<string, boolean>();
   const hostOk = (req: IncomingMessage): boolean => {
-    const host = firstRequestHeader(req, 'host') || hostname;
+    // req.headers, as the adapter reads it (Node builds it before the request event anyway).
+    const host = req.headers.host || hostname;
     let ok = hosts.get(host);
     if (ok === undefined) {
       ok = adapterTakesHost(host);

@@ -12,7 +12,6 @@ import type { Duplex } from 'node:stream';
 import type { getRequestListener } from '@hono/node-server';
 import { errorStatus, type ErrorCode } from '../errors';
 import { newId } from '../ids';
-import { firstRequestHeader } from './node-request';
 
 type Fetch = (request: Request) => Response | Promise<Response>;
 
@@ -149,7 +148,7 @@ export function createNodeServer(
   // Node would answer a Host-less HTTP/1.1 request itself (bare 400); this does it with the envelope.
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     observe?.(req, res);
-    if (req.httpVersion === '1.1' && !firstRequestHeader(req, 'host')) {
+    if (req.httpVersion === '1.1' && !req.headers.host) {
       const body = envelope('invalid_request', 'Host header is required (HTTP/1.1)');
       res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': newId('req'), connection: 'close' });
       res.end(body);
