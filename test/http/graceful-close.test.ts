@@ -8,6 +8,7 @@ import net, { type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { gracefulClose } from '../../src/http/graceful-close';
 import { createNodeServer } from '../../src/http/node-server';
+import { waitFor } from '../helpers/wait';
 
 /** A raw keep-alive connection: send a request, read one whole answer (Content-Length framed). */
 function connection(port: number) {
@@ -129,13 +130,11 @@ describe('graceful close', () => {
     const c = connection(port);
     // Sent at once: the three behind /slow are answered after it, and hold no socket until then.
     c.socket.write(['/slow', '/a', '/b', '/c'].map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`).join(''));
-    for (let i = 0; i < 100 && drain.inFlight() < 4; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(drain.inFlight(), 4, 'the pipelined requests reached the server');
+    await waitFor(() => drain.inFlight() === 4, () => `the 4 pipelined requests to reach the server (${drain.inFlight()} counted)`);
     // A reset (a plain end would leave the server's side half open: node-server.ts's httpAllowHalfOpen).
     c.socket.resetAndDestroy();
     // The server's side of the connection closes, then the answers' 'close' (a tick later).
-    for (let i = 0; i < 100 && drain.inFlight() > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(drain.inFlight(), 0, 'no answer of the closed connection is still counted');
+    await waitFor(() => drain.inFlight() === 0, () => `no answer of the closed connection to be counted (${drain.inFlight()} still are)`, { timeoutMs: 2_000 });
     await drain.close(100);
   });
 });
