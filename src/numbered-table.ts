@@ -1,5 +1,6 @@
 // Short-lived entries under increasing numbers, for a path taken once per request (the answers in
-// flight: http/graceful-close.ts; the writes awaiting the writer thread: writer-thread.ts).
+// flight: http/graceful-close.ts; the writes awaiting the writer thread: writer-thread.ts; the
+// webhook sends in progress: delivery/scheduler.ts).
 //
 // Not a Map or Set, on purpose. A Map or Set that lives long (V8's old generation) and has entries
 // added and deleted at a high rate rebuilds its hash table every few dozen deletions, and each

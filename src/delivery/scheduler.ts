@@ -19,6 +19,7 @@ import type { Core } from '../context';
 import { WRITE_RETRY_AFTER_S } from '../db/write-health';
 import { AppError } from '../errors';
 import { randomBase62 } from '../ids';
+import { NumberedTable } from '../numbered-table';
 import type { Worker } from '../worker';
 import type { DeliveryOutcome, DeliveryRow, DeliveryStore } from '../store/delivery-store';
 import type { WebhookStore } from '../store/webhook-store';
@@ -56,7 +57,8 @@ interface Claim {
 }
 
 export class DeliveryScheduler implements Worker {
-  private readonly inFlight = new Set<Promise<void>>();
+  /** The sends in progress (not a Set: src/numbered-table.ts says why). */
+  private readonly inFlight = new NumberedTable<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
@@ -152,13 +154,13 @@ export class DeliveryScheduler implements Worker {
     for (;;) {
       this.tick();
       if (this.inFlight.size === 0) return;
-      await Promise.race(this.inFlight);
+      await Promise.race(this.inFlight.values());
     }
   }
 
   /** Waits for every send in flight without claiming more. */
   async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    while (this.inFlight.size > 0) await Promise.allSettled(this.inFlight.values());
   }
 
   private claim(): Claim[] {
@@ -226,16 +228,17 @@ export class DeliveryScheduler implements Worker {
       allow: this.core.config.allowList,
       ...(this.core.resolver ? { resolver: this.core.resolver } : {}),
     });
+    let entry = -1;
     const done: Promise<void> = send
       .then((result) => this.finish(claim, result))
       .catch((err: unknown) => this.log(`reclib: could not record the outcome of ${delivery.id}: ${(err as Error).message}`))
       .finally(() => {
-        this.inFlight.delete(done);
+        this.inFlight.take(entry);
         // Unless a later claim of the subscription took over after our lease ran out.
         if (this.busy.get(delivery.webhook_id) === claim.lockedUntil) this.busy.delete(delivery.webhook_id);
         if (this.running) this.tick();
       });
-    this.inFlight.add(done);
+    entry = this.inFlight.add(done);
   }
 
   private finish(claim: Claim, result: SendWebhookResult): void {
