@@ -3,6 +3,7 @@
 // dist/reclib.program.cjs, which the command dist/reclib.cjs runs with V8's code cache
 // (bin/load-program.ts).
 import { nodeVersionProblem } from '../src/node-version';
+import { throwUncaught } from '../src/throw-uncaught';
 
 const tooOld = nodeVersionProblem(process.versions.node);
 if (tooOld !== null) {
@@ -16,11 +17,5 @@ async function main(): Promise<void> {
   await program.parseAsync(process.argv);
 }
 
-// A failure the commands did not catch ends the process as an uncaught error (exit 1), as a rejected
-// top-level await did: thrown, not left a rejection, which --unhandled-rejections=warn or none
-// would only report, and the command exit 0.
-main().catch((err: unknown) =>
-  process.nextTick(() => {
-    throw err;
-  }),
-);
+// A failure the commands did not catch ends the process (exit 1).
+main().catch(throwUncaught);

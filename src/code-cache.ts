@@ -41,14 +41,20 @@ export function cacheFolder(env: NodeJS.ProcessEnv = process.env): string | unde
   const dir = env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), `reclib-code-cache-${uid ?? 'user'}`);
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = fs.lstatSync(dir);
-    if (!st.isDirectory()) return skip(`${dir} is not a folder`);
-    if (uid !== undefined && st.uid !== uid) return skip(`${dir} belongs to another user`);
-    if (uid !== undefined && (st.mode & 0o022) !== 0) return skip(`others may write in ${dir}`);
-    return dir;
+    const why = distrust(fs.lstatSync(dir), dir, 'folder');
+    return why === undefined ? dir : skip(why);
   } catch (err) {
     return skip(`${dir}: ${(err as Error).message}`);
   }
+}
+
+/** Why the cache folder or a file in it must not be used (what is in them runs), or undefined: it must be one of this user's that nobody else may write. */
+function distrust(st: fs.Stats, what: string, kind: 'folder' | 'file'): string | undefined {
+  const uid = process.getuid?.();
+  if (kind === 'folder' ? !st.isDirectory() : !st.isFile()) return `${what} is not a ${kind}`;
+  if (uid !== undefined && st.uid !== uid) return `${what} belongs to another user`;
+  if (uid !== undefined && (st.mode & 0o022) !== 0) return `others may write ${kind === 'folder' ? 'in ' : ''}${what}`;
+  return undefined;
 }
 
 function skip(why: string): undefined {
@@ -137,12 +143,8 @@ function readCache(cachePath: string): Buffer | undefined {
     return code === 'ENOENT' ? undefined : skip(code === 'ELOOP' ? `${cachePath} is a link` : (err as Error).message);
   }
   try {
-    const st = fs.fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!st.isFile()) return skip(`${cachePath} is not a file`);
-    if (uid !== undefined && st.uid !== uid) return skip(`${cachePath} belongs to another user`);
-    if (uid !== undefined && (st.mode & 0o022) !== 0) return skip(`others may write ${cachePath}`);
-    return fs.readFileSync(fd);
+    const why = distrust(fs.fstatSync(fd), cachePath, 'file');
+    return why === undefined ? fs.readFileSync(fd) : skip(why);
   } catch (err) {
     return skip((err as Error).message);
   } finally {

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { throwUncaught } from './throw-uncaught';
 import type { ToWriter, WriterThreadData } from './writer-thread';
 
 /**
@@ -35,11 +36,5 @@ import('./writer-thread-app')
     handle = startWriter(port, workerData as WriterThreadData);
     for (const m of early.splice(0)) handle(m);
   })
-  // A load or start that fails ends the thread with an error, which its starter hears (as a rejected
-  // top-level await did): a rejection left unhandled would only be reported under
-  // --unhandled-rejections=warn or none, and the thread wait, with the writes handed to it, forever.
-  .catch((err: unknown) =>
-    process.nextTick(() => {
-      throw err;
-    }),
-  );
+  // A load or start that fails ends the thread with an error, which its starter hears.
+  .catch(throwUncaught);
