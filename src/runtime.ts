@@ -9,15 +9,21 @@ import { Writer } from './db/writer';
 import { loadMasterSecret } from './master-secret';
 import { createServices, type Services } from './services';
 
-export function openRuntime(config: Config, clock: Clock = systemClock, masterSecret?: Buffer, requestsElsewhere?: () => number): Services {
-  const db = openDatabase(config.db, { durability: config.durability });
+/** The writer thread's runtime: the server's main thread has the same file open in this process. */
+export interface WriterThreadRuntime {
+  /** Core.requestsElsewhere: the main thread's requests in progress. */
+  requestsElsewhere: () => number;
+}
+
+export function openRuntime(config: Config, clock: Clock = systemClock, masterSecret?: Buffer, writerThread?: WriterThreadRuntime): Services {
+  const db = openDatabase(config.db, { durability: config.durability, openInProcess: writerThread !== undefined });
   const core: Core = {
     db,
     writer: new Writer(db, undefined, clock),
     clock,
     config,
     masterSecret: masterSecret ?? loadMasterSecret(config.db === ':memory:' ? ':memory:' : config.masterSecretFile),
-    ...(requestsElsewhere ? { requestsElsewhere } : {}),
+    ...(writerThread ? { requestsElsewhere: writerThread.requestsElsewhere } : {}),
   };
   const services = createServices(core);
   // Started (with the other workers) only by `serve`; CLI commands write too little to need it.

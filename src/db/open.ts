@@ -45,6 +45,16 @@ export type Durability = 'full' | 'normal';
 export interface OpenOptions {
   /** PRAGMA synchronous: FULL (default) or NORMAL, see configure(). */
   durability?: Durability;
+  /**
+   * Another connection of this process has the file open, and checked its header when it opened
+   * it (the server's main thread, for the writer thread's connection): the header is not read
+   * again. Reading it opens a descriptor of the file and closes it, and closing any descriptor of
+   * a file drops every POSIX lock the process holds on it, SQLite's own included
+   * (https://sqlite.org/howtocorrupt.html, 2.2). SQLite then believes it still holds its shared
+   * lock and never takes it again: the server held no lock on its database, and `reclib restore`
+   * replaced the file under the running server (test/db/backup-restore.test.ts).
+   */
+  openInProcess?: boolean;
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
@@ -53,7 +63,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const existed = file !== ':memory:' && !prepareFile(file);
   let db: Db | undefined;
   try {
-    if (existed) refuseNonSqlite(file);
+    if (existed && !options.openInProcess) refuseNonSqlite(file);
     db = openSqlite(file);
     configure(db, durability);
     return db;

@@ -2,6 +2,7 @@
 // the pragmas, BEGIN IMMEDIATE writes (why: a deferred read-then-write fails at once when another
 // connection wrote meanwhile), and no plaintext secret in the database file.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -191,6 +192,28 @@ function otherConnection(file: string) {
     exited,
   };
 }
+
+describe('the process keeps its lock on the file while it has a connection open', () => {
+  /** What another process asking for the file alone (as reclib restore does) gets. */
+  const fromElsewhere = (file: string) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'test/fixtures/try-exclusive.ts', file], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8' }).stdout.trim();
+
+  it("a second connection opened with openInProcess (the server's writer thread) leaves the first one's lock in place", () => {
+    const file = tmpDb();
+    const main = openDatabase(file);
+    main.prepare('SELECT count(*) FROM accounts').get();
+    assert.equal(fromElsewhere(file), 'busy', 'one connection holds the file');
+    const writer = openDatabase(file, { openInProcess: true });
+    writer.prepare('SELECT count(*) FROM accounts').get();
+    assert.equal(fromElsewhere(file), 'busy', 'and still does with the second one open');
+    // What openInProcess avoids: reading the header closes a descriptor of the file, which drops
+    // every POSIX lock of the process on it, and SQLite never takes its shared lock again.
+    const third = openDatabase(file);
+    third.prepare('SELECT count(*) FROM accounts').get();
+    assert.equal(fromElsewhere(file), 'exclusive');
+    for (const db of [third, writer, main]) db.close();
+  });
+});
 
 describe('every write is one BEGIN IMMEDIATE transaction', () => {
   it('a deferred transaction that reads, then writes after another connection wrote, fails with SQLITE_BUSY_SNAPSHOT', async () => {
