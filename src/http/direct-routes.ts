@@ -22,6 +22,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as v from 'valibot';
 import { can, type Permission, type Principal } from '../permissions';
+import type { RecordingAnswer } from '../services/recording-model';
 import { MAX_IDEMPOTENCY_KEY } from '../services/recordings';
 import { JSON_TYPE, jsonBody, MAX_JSON_BYTES, tooLarge } from './body';
 import type { HttpDeps } from './env';
@@ -94,10 +95,13 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     return answer(res, body, { 'content-type': 'application/json', 'x-request-id': id, ...headers }, status);
   };
 
-  /** The bearer's principal when it holds `permission`; else undefined (the app answers the refusal). */
-  const holder = (req: IncomingMessage, permission: Permission): Principal | undefined => {
+  const bearer = (req: IncomingMessage): string | undefined => {
     const authorization = rawRequestHeader(req, 'authorization');
-    const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+    return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  };
+
+  /** The principal of `token` when it holds `permission`; else undefined (the app answers the refusal). */
+  const holder = (token: string | undefined, permission: Permission): Principal | undefined => {
     if (token === undefined) return undefined;
     try {
       const principal = services.auth.authenticate(token);
@@ -109,20 +113,39 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
 
   const health = (req: IncomingMessage, res: ServerResponse): boolean => reply(req, res, '/healthz', JSON.stringify(healthBody(services.core)));
 
+  /**
+   * The recording `pathId` as the principal of `token` may read it, or undefined (the app answers
+   * the refusal). A credential in the cache is taken as it is, and the lookup itself finds the
+   * recording only while that credential is live (AuthService.cached); any miss (also a recording
+   * not found or deleted) takes the checked way, whose answer() throws for the app to answer.
+   */
+  const readable = (token: string | undefined, pathId: string): { principal: Principal; answered: RecordingAnswer } | undefined => {
+    const cached = token === undefined ? undefined : services.auth.cached(token);
+    if (cached !== undefined && can(cached.principal, 'recordings:read')) {
+      const answered = services.recordings.answerWhileLive(cached.principal, pathId);
+      if (answered !== undefined) {
+        services.auth.used(cached);
+        return { principal: cached.principal, answered };
+      }
+    }
+    const principal = holder(token, 'recordings:read');
+    return principal && { principal, answered: services.recordings.answer(principal, pathId) };
+  };
+
   const recording = (req: IncomingMessage, res: ServerResponse, pathId: string): boolean => {
-    const principal = holder(req, 'recordings:read');
     // The route's params are IdParams, { id: Id }: the id alone is checked here.
-    if (principal === undefined || !v.is(Id, pathId)) return false;
-    let answered;
+    if (!v.is(Id, pathId)) return false;
+    let found;
     let limitHeaders;
     try {
-      answered = services.recordings.answer(principal, pathId);
+      found = readable(bearer(req), pathId);
+      if (found === undefined) return false;
       // Last, as it is the one step with an effect; refused (429), it has none. Nothing after it throws.
-      limitHeaders = rateLimiter.take(principal.credentialId);
+      limitHeaders = rateLimiter.take(found.principal.credentialId);
     } catch {
       return false;
     }
-    return reply(req, res, RECORDING_TEMPLATE, answered.body, { ...limitHeaders, etag: etag(answered.revision) });
+    return reply(req, res, RECORDING_TEMPLATE, found.answered.body, { ...limitHeaders, etag: etag(found.answered.revision) });
   };
 
   const create = (req: IncomingMessage, res: ServerResponse, toApp: () => void): boolean => {
@@ -135,7 +158,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     if (type !== undefined && !JSON_TYPE.test(type)) return false;
     const key = rawRequestHeader(req, 'idempotency-key');
     if (key === undefined || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) return false;
-    const principal = holder(req, 'recordings:create');
+    const principal = holder(bearer(req), 'recordings:create');
     // Over its rate limit: the app refuses it before it reads the body.
     if (principal === undefined || rateLimiter.full(principal.credentialId)) return false;
     // Taken: from here on, every outcome but a success is the app's, which reads the same bytes

@@ -298,13 +298,33 @@ export class AuthService {
     const credential =
       cached !== undefined && cached.expiresAt > now ? cached : isKey ? this.keyCredential(sha256Hex(token), now) : this.sessionCredential(sha256Hex(token), now);
     if (cached !== credential) this.principals.set(token, credential);
+    this.used(credential, now);
+    return credential.principal;
+  }
+
+  /**
+   * The credential cached for `token`, unexpired, without the question authenticate() asks first
+   * (has another connection committed since it was cached?): that question reads the -shm file
+   * (src/db/commit-watch.ts), a syscall of a few µs on every request. Only for a caller whose own
+   * read checks, in the same snapshot as its answer, that the credential is still live: a key's
+   * revocation and a session's end are the only changes a credential ever sees (no credential or
+   * account is deleted, and a key's permissions never change), so that check is exact
+   * (RecordingService.answerWhileLive). Call used() once it has passed. Undefined when not cached
+   * or expired: then authenticate().
+   */
+  cached(token: string): CachedCredential | undefined {
+    const credential = this.principals.peek(token);
+    return credential !== undefined && credential.expiresAt > this.core.writer.now ? credential : undefined;
+  }
+
+  /** Notes a key's use (at most once a minute): by authenticate(), or after a cached() credential proved live. */
+  used(credential: CachedCredential, now = this.core.writer.now): void {
     const { principal } = credential;
     if (principal.kind === 'key' && (credential.lastUsedAt === null || now - credential.lastUsedAt >= TOUCH_EVERY_MS)) {
       // Noted, not written here: a read must not wait for the write lock (key-uses.ts).
       this.keyUses.note(principal.credentialId, now);
       credential.lastUsedAt = now;
     }
-    return principal;
   }
 
   private keyCredential(hash: string, now: number): CachedCredential {

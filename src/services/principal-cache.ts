@@ -9,7 +9,9 @@
 // only when the WAL index header moved: src/db/commit-watch.ts); if so, the whole cache is
 // dropped. This process's own changes to keys and sessions (revoke, logout) drop it too
 // (AuthService calls clear() after their commit). Expiry is checked against the clock on every
-// request by the caller, never cached.
+// request by the caller, never cached. The one lookup without that question, peek(), is for a
+// caller whose own read checks in the same snapshot that the credential is still live (the direct
+// get by id: AuthService.cached).
 import type { Principal } from '../permissions';
 
 export interface CachedCredential {
@@ -43,6 +45,14 @@ export class PrincipalCache {
       this.version = version;
       return undefined;
     }
+    return this.entries.get(token);
+  }
+
+  /**
+   * The credential cached for this token, whether or not another connection committed since: for
+   * a caller that checks the credential is live itself (AuthService.cached).
+   */
+  peek(token: string): CachedCredential | undefined {
     return this.entries.get(token);
   }
 

@@ -172,6 +172,17 @@ export class RecordingService {
     return live(this.store.answer(principal.accountId, id), id);
   }
 
+  /**
+   * answer() of a live recording for a principal taken from the credential cache unchecked
+   * (AuthService.cached): found only while its credential is live, read in the same snapshot.
+   * Undefined for every other outcome (no such recording, deleted, credential revoked or ended),
+   * which the caller then answers through authenticate() and answer().
+   */
+  answerWhileLive(principal: Pick<Principal, 'accountId' | 'kind' | 'credentialId'>, id: string): RecordingAnswer | undefined {
+    const found = this.store.answerWhileLive(principal.accountId, id, { kind: principal.kind, id: principal.credentialId });
+    return found?.deleted_at === null ? found : undefined;
+  }
+
   /** Edits title, transcript, summary and pinned. A patch that changes nothing keeps the revision. */
   update(principal: Principal, id: string, patch: RecordingPatch, expectedRevision: number, options: EditOptions = {}): RecordingRow {
     return this.core.writer.write(this.edit(principal, id, patch, expectedRevision, options));

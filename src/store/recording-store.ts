@@ -29,6 +29,14 @@ export class RecordingStore {
       answerById: db.prepare<[string, string], RecordingAnswer>(
         `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?`,
       ),
+      answerForKey: db.prepare<[string, string, string], RecordingAnswer>(
+        `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?
+           AND EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL)`,
+      ),
+      answerForSession: db.prepare<[string, string, string], RecordingAnswer>(
+        `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?
+           AND EXISTS (SELECT 1 FROM sessions WHERE id = ? AND ended_at IS NULL)`,
+      ),
       bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE pos = -?'),
       byExternal: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE integration_id = ? AND external_id = ?'),
       firstUsed: db.prepare<[{ lo: number; hi: number }], { m: number | null }>('SELECT -max(pos) AS m FROM recordings WHERE pos BETWEEN -@hi AND -@lo'),
@@ -76,6 +84,14 @@ export class RecordingStore {
   /** get() as its v2 answer text (RECORDING_ANSWER_SQL). */
   answer(accountId: string, id: string): RecordingAnswer | undefined {
     return this.s.answerById.get(id, accountId);
+  }
+
+  /**
+   * answer(), found only while the credential is live (a key not revoked, a session not ended),
+   * read in the same snapshot as the recording: undefined when either is missing.
+   */
+  answerWhileLive(accountId: string, id: string, credential: { kind: 'key' | 'session'; id: string }): RecordingAnswer | undefined {
+    return (credential.kind === 'key' ? this.s.answerForKey : this.s.answerForSession).get(id, accountId, credential.id);
   }
 
   bySeq(seq: number): RecordingRow | undefined {

@@ -7,7 +7,14 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, it, type TestContext } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { testConfig } from '../../src/config';
+import { openDatabase } from '../../src/db/open';
+import { Writer } from '../../src/db/writer';
+import { createServices } from '../../src/services';
 import { createApp } from '../../src/http/app';
 import { directRoutes } from '../../src/http/direct-routes';
 import { createNodeServer } from '../../src/http/node-server';
@@ -252,6 +259,32 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
     const gone = await w.sameWrite(post('gone', { type: 'clip', title: 'T', transcript: 'some words' }), [/gone-[da]/g]);
     assert.equal(gone.direct, false);
     assert.match(gone.answer, /^HTTP\/1\.1 410 /);
+  });
+
+  it('GET a recording with a cached key that another connection (the CLI) revoked: refused on the very next request, by the app', async (t) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-direct-')), 'a.db');
+    const h = harness({ db: file, rateLimit: 0 });
+    let direct = 0;
+    const routes = directRoutes(h.http.deps, '127.0.0.1');
+    const port = await serve(t, h.app.fetch, (req, res, toApp) => routes(req, res, toApp) && ++direct > 0);
+    const reader = h.key(['recordings:read'], 'reader');
+    const created = await h.req('POST', '/api/v2/recordings', { token: h.key(undefined, 'writer'), headers: { 'idempotency-key': 'k1' }, body: { type: 'clip', transcript: 'words' } });
+    const id = (created.json as { recording: { id: string } }).recording.id;
+    const read = () => raw(port, get(`/api/v2/recordings/${id}`, [`Authorization: Bearer ${reader}`]));
+    // The first read caches the key; the second takes it from the cache unchecked.
+    for (let i = 1; i <= 2; i++) {
+      assert.match(await read(), /^HTTP\/1\.1 200 OK\r\n/);
+      assert.equal(direct, i);
+    }
+    // The admin CLI: another connection to the file, which this process hears nothing from.
+    const db = openDatabase(file);
+    t.after(() => db.close());
+    const cli = createServices({ db, writer: new Writer(db, undefined, h.clock), clock: h.clock, config: testConfig({ db: file }), masterSecret: randomBytes(32) });
+    cli.auth.revokeKey(h.accountId, cli.auth.listKeys(h.accountId).find((k) => k.name === 'reader')!.id);
+    const refused = await read();
+    assert.match(refused, /^HTTP\/1\.1 401 /);
+    assert.match(refused, /revoked/);
+    assert.equal(direct, 2, 'the app answered the refusal');
   });
 
   it('POST /api/v2/recordings from a client that goes away before its body is complete: nothing is created, the server goes on', async (t) => {

@@ -71,6 +71,60 @@ describe('the principal cache never outlives a change to the credential', () => 
     assert.equal(asked, 3);
   });
 
+  it('a credential taken from the cache unchecked (the direct get by id) finds nothing once revoked or ended by another connection', () => {
+    const file = tempDb();
+    const server = services(file);
+    const cli = services(file);
+    const account = cli.auth.createAccount('owner');
+    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:read', 'recordings:create'] });
+    const session = cli.auth.createSession(account.id);
+    const principal = cli.auth.authenticate(secret);
+    const { row } = cli.recordings.create(principal, { type: 'clip', transcript: 'words' }, 'c-1');
+    assert.equal(server.auth.cached(secret), undefined, 'nothing cached before a first authenticate');
+    server.auth.authenticate(secret);
+    server.auth.authenticate(session.token);
+    for (const token of [secret, session.token]) {
+      const cached = server.auth.cached(token)!;
+      assert.match(server.recordings.answerWhileLive(cached.principal, row.id)!.body, /"transcript":"words"/);
+      assert.equal(server.recordings.answerWhileLive(cached.principal, 'rec_doesnotexist'), undefined);
+    }
+    cli.auth.revokeKey(account.id, key.id);
+    cli.auth.endSession(session.token);
+    for (const token of [secret, session.token]) {
+      // The cache cannot know (nobody asked it whether another connection committed) ...
+      const cached = server.auth.cached(token);
+      assert.ok(cached, 'still cached');
+      // ... but the read that would answer sees the revocation in its own snapshot.
+      assert.equal(server.recordings.answerWhileLive(cached.principal, row.id), undefined);
+    }
+    // The checked way, which the direct route then takes, refuses both (its first look drops the cache).
+    assert.throws(() => server.auth.authenticate(secret), /revoked/);
+    assert.throws(() => server.auth.authenticate(session.token), /not valid/);
+    // A deleted recording is not answered either (the app answers 410).
+    const other = cli.auth.createKey(account.id, { name: 'k2', permissions: ['recordings:read', 'recordings:delete'] });
+    const p2 = server.auth.authenticate(other.secret);
+    cli.recordings.remove(cli.auth.authenticate(other.secret), row.id, 1);
+    assert.equal(server.recordings.answerWhileLive(p2, row.id), undefined);
+  });
+
+  it('cached() gives no expired credential, and notes no use: used() does (fake clock)', () => {
+    const file = tempDb();
+    const clock = new FakeClock();
+    const server = services(file, clock);
+    const account = server.auth.createAccount('owner');
+    const { key, secret } = server.auth.createKey(account.id, { name: 'short', permissions: ['recordings:read'], expiry: 1 });
+    server.auth.authenticate(secret);
+    const noted = () => server.auth.listKeys(account.id).find((k) => k.id === key.id)!.lastUsedAt;
+    const first = noted();
+    clock.advance(120_000);
+    const cached = server.auth.cached(secret)!;
+    assert.equal(noted(), first, 'cached() noted nothing');
+    server.auth.used(cached);
+    assert.equal(noted(), clock.now());
+    clock.advance(86_400_000);
+    assert.equal(server.auth.cached(secret), undefined, 'expired');
+  });
+
   it('a database opened through a symlink is watched at its real file (a stale -shm beside the link is ignored)', () => {
     const real = tempDb();
     const link = path.join(path.dirname(real), 'link.db');
