@@ -158,7 +158,11 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     if (type !== undefined && !JSON_TYPE.test(type)) return false;
     const key = rawRequestHeader(req, 'idempotency-key');
     if (key === undefined || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY) return false;
-    const principal = holder(bearer(req), 'recordings:create');
+    // A credential from the cache is taken unchecked: the create's transaction checks that it is
+    // still live (RecordingService, creation), and a refusal there goes to the app, which asks.
+    const token = bearer(req);
+    const cached = token === undefined ? undefined : services.auth.cached(token);
+    const principal = cached === undefined ? holder(token, 'recordings:create') : can(cached.principal, 'recordings:create') ? cached.principal : undefined;
     // Over its rate limit: the app refuses it before it reads the body.
     if (principal === undefined || rateLimiter.full(principal.credentialId)) return false;
     // Taken: from here on, every outcome but a success is the app's, which reads the same bytes
@@ -174,7 +178,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
         return undefined;
       }
       try {
-        return { limitHeaders, ...(await runWrite(services, deps.writes, 'createRecording', principal, input, key)) };
+        return { limitHeaders, ...(await runWrite(services, deps.writes, 'createRecording', principal, input, key, cached !== undefined)) };
       } catch (e) {
         // Refused (a conflict, a deleted recording, the writer unavailable): the app answers the
         // same error (keepWriteRefusal: its route throws it instead of running the write again),
@@ -188,6 +192,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
       (done) => {
         if (!done) return toApp();
         const { row, replayed, limitHeaders } = done;
+        if (cached !== undefined) services.auth.used(cached);
         reply(req, res, CREATE_TEMPLATE, JSON.stringify(written(principal, row)), { ...limitHeaders, ...createdHeaders(row, replayed) }, replayed ? 200 : 201);
       },
       () => toApp(),

@@ -13,7 +13,8 @@ import type { CreateInput } from '../services/recording-input';
 
 /** The calls, by name; each runs on the writer thread's services. */
 export const WRITE_CALLS = {
-  createRecording: (s: Services, principal: Principal, input: CreateInput, idempotencyKey: string) => s.recordings.createGrouped(principal, input, idempotencyKey),
+  createRecording: (s: Services, principal: Principal, input: CreateInput, idempotencyKey: string, unchecked?: boolean) =>
+    s.recordings.createGrouped(principal, input, idempotencyKey, unchecked),
 };
 
 export type WriteCallName = keyof typeof WRITE_CALLS;

@@ -126,19 +126,27 @@ export class RecordingService {
     return this.core.writer.write(this.creation(principal, input, idempotencyKey));
   }
 
-  /** create(), committed in one transaction with other requests' writes (Writer.writeGrouped). */
-  async createGrouped(principal: Principal, input: CreateInput, idempotencyKey: string): Promise<CreateResult> {
-    return this.core.writer.writeGrouped(this.creation(principal, input, idempotencyKey));
+  /**
+   * create(), committed in one transaction with other requests' writes (Writer.writeGrouped).
+   * `unchecked`: the principal came from the credential cache without the question whether
+   * another connection (the CLI) revoked it since (AuthService.cached): the transaction checks
+   * that the credential is live, exactly, and refuses (401) when it is not.
+   */
+  async createGrouped(principal: Principal, input: CreateInput, idempotencyKey: string, unchecked = false): Promise<CreateResult> {
+    return this.core.writer.writeGrouped(this.creation(principal, input, idempotencyKey, unchecked));
   }
 
   /** Checks the input now; returns the transaction that creates or replays. */
-  private creation(principal: Principal, input: CreateInput, idempotencyKey: string): () => CreateResult {
+  private creation(principal: Principal, input: CreateInput, idempotencyKey: string, unchecked = false): () => CreateResult {
     if (idempotencyKey.length < 1 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY) {
       throw invalid(`Idempotency-Key: must be 1-${MAX_IDEMPOTENCY_KEY} characters`);
     }
     checkCreateInput(input);
     const hash = bodyHash(input);
     return () => {
+      if (unchecked && !this.store.credentialLive({ kind: principal.kind, id: principal.credentialId })) {
+        throw new AppError('unauthenticated', principal.kind === 'key' ? 'API key has been revoked' : 'session is not valid');
+      }
       const now = this.core.writer.now;
       const keyed = this.store.keyTarget(principal.integrationId, idempotencyKey);
       if (keyed !== undefined) return { row: replay(this.store.bySeq(keyed)!, hash, 'Idempotency-Key'), replayed: true };

@@ -29,6 +29,8 @@ export class RecordingStore {
       answerById: db.prepare<[string, string], RecordingAnswer>(
         `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?`,
       ),
+      keyLive: db.prepare<[string], 1>('SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL').pluck(),
+      sessionLive: db.prepare<[string], 1>('SELECT 1 FROM sessions WHERE id = ? AND ended_at IS NULL').pluck(),
       answerForKey: db.prepare<[string, string, string], RecordingAnswer>(
         `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?
            AND EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL)`,
@@ -92,6 +94,11 @@ export class RecordingStore {
    */
   answerWhileLive(accountId: string, id: string, credential: { kind: 'key' | 'session'; id: string }): RecordingAnswer | undefined {
     return (credential.kind === 'key' ? this.s.answerForKey : this.s.answerForSession).get(id, accountId, credential.id);
+  }
+
+  /** Whether a credential is live: a key not revoked, a session not ended. */
+  credentialLive(credential: { kind: 'key' | 'session'; id: string }): boolean {
+    return (credential.kind === 'key' ? this.s.keyLive : this.s.sessionLive).get(credential.id) !== undefined;
   }
 
   bySeq(seq: number): RecordingRow | undefined {

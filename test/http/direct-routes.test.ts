@@ -287,6 +287,34 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
     assert.equal(direct, 2, 'the app answered the refusal');
   });
 
+  it('POST /api/v2/recordings with a cached key that another connection (the CLI) revoked: refused (401), nothing created', async (t) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-direct-')), 'a.db');
+    const h = harness({ db: file, rateLimit: 0 });
+    let handedOver = 0;
+    const routes = directRoutes(h.http.deps, '127.0.0.1');
+    const port = await serve(t, h.app.fetch, (req, res, toApp) => routes(req, res, () => (handedOver++, toApp())));
+    const creator = h.key(['recordings:create'], 'creator');
+    const count = () => h.services.core.db.prepare('SELECT count(*) FROM recordings').pluck().get();
+    const create = (key: string) => {
+      const body = JSON.stringify({ type: 'clip', transcript: 'words' });
+      const head = ['POST /api/v2/recordings HTTP/1.1', 'Host: localhost', `Authorization: Bearer ${creator}`, `Idempotency-Key: ${key}`, 'Content-Type: application/json', `Content-Length: ${body.length}`].join('\r\n');
+      return raw(port, head, body);
+    };
+    // The first create caches the key; the second takes it from the cache unchecked.
+    for (const key of ['c1', 'c2']) assert.match(await create(key), /^HTTP\/1\.1 201 /);
+    assert.equal(handedOver, 0);
+    assert.equal(count(), 2);
+    const db = openDatabase(file);
+    t.after(() => db.close());
+    const cli = createServices({ db, writer: new Writer(db, undefined, h.clock), clock: h.clock, config: testConfig({ db: file }), masterSecret: randomBytes(32) });
+    cli.auth.revokeKey(h.accountId, cli.auth.listKeys(h.accountId).find((k) => k.name === 'creator')!.id);
+    const refused = await create('c3');
+    assert.match(refused, /^HTTP\/1\.1 401 /);
+    assert.match(refused, /revoked/);
+    assert.equal(handedOver, 1, 'the app answered the refusal');
+    assert.equal(count(), 2, 'nothing created');
+  });
+
   it('POST /api/v2/recordings from a client that goes away before its body is complete: nothing is created, the server goes on', async (t) => {
     const w = await world(t, 0);
     const port = await serve(t, w.h.app.fetch, directRoutes(w.h.http.deps, '127.0.0.1'));

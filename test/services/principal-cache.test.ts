@@ -107,6 +107,31 @@ describe('the principal cache never outlives a change to the credential', () => 
     assert.equal(server.recordings.answerWhileLive(p2, row.id), undefined);
   });
 
+  it('a create with a credential taken unchecked is refused in its transaction once revoked or ended by another connection', async () => {
+    const file = tempDb();
+    const server = services(file);
+    const cli = services(file);
+    const account = cli.auth.createAccount('owner');
+    const { key, secret } = cli.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create'] });
+    const session = cli.auth.createSession(account.id);
+    const count = () => server.core.db.prepare('SELECT count(*) FROM recordings').pluck().get();
+    const byKey = server.auth.authenticate(secret);
+    const bySession = server.auth.authenticate(session.token);
+    await server.recordings.createGrouped(byKey, { type: 'clip', transcript: 'one' }, 'k-1', true);
+    await server.recordings.createGrouped(bySession, { type: 'clip', transcript: 'two' }, 's-1', true);
+    assert.equal(count(), 2);
+    cli.auth.revokeKey(account.id, key.id);
+    cli.auth.endSession(session.token);
+    await assert.rejects(server.recordings.createGrouped(byKey, { type: 'clip', transcript: 'three' }, 'k-2', true), { code: 'unauthenticated', message: /revoked/ });
+    await assert.rejects(server.recordings.createGrouped(bySession, { type: 'clip', transcript: 'four' }, 's-2', true), { code: 'unauthenticated', message: /not valid/ });
+    // A replay too: the check comes first.
+    await assert.rejects(server.recordings.createGrouped(byKey, { type: 'clip', transcript: 'one' }, 'k-1', true), { code: 'unauthenticated' });
+    assert.equal(count(), 2, 'nothing written');
+    // Checked by its caller (authenticate(), or a principal of the CLI's own): no second check.
+    await server.recordings.createGrouped(byKey, { type: 'clip', transcript: 'five' }, 'k-3');
+    assert.equal(count(), 3);
+  });
+
   it('cached() gives no expired credential, and notes no use: used() does (fake clock)', () => {
     const file = tempDb();
     const clock = new FakeClock();
