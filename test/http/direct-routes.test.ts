@@ -15,6 +15,7 @@ import { testConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/open';
 import { Writer } from '../../src/db/writer';
 import { createServices } from '../../src/services';
+import { sha256Hex } from '../../src/ids';
 import { createApp } from '../../src/http/app';
 import { directRoutes } from '../../src/http/direct-routes';
 import { createNodeServer } from '../../src/http/node-server';
@@ -313,6 +314,76 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
     assert.match(refused, /revoked/);
     assert.equal(handedOver, 1, 'the app answered the refusal');
     assert.equal(count(), 2, 'nothing created');
+  });
+
+  it('a cached key or session revoked or ended by another connection, rate limit on: GET and POST answered with the app\'s bytes (401), the take given back, nothing created', async (t) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-direct-')), 'a.db');
+    const h = harness({ db: file, rateLimit: 5 });
+    let direct = 0;
+    let handedOver = 0;
+    const routes = directRoutes(h.http.deps, '127.0.0.1');
+    const withDirect = await serve(t, h.app.fetch, (req, res, toApp) => {
+      const r = routes(req, res, () => (handedOver++, toApp()));
+      if (r) direct++;
+      return r;
+    });
+    // The same services without the direct routes: its own app, so its own rate limiter.
+    const general = createApp(h.services, { logError: () => {} });
+    const without = await serve(t, general.app.fetch);
+    const key = h.key(['recordings:create', 'recordings:read'], 'both');
+    const session = h.services.auth.createSession(h.accountId).token;
+    const sessionId = h.services.auth.store.sessionByHash(sha256Hex(session))!.id;
+    const count = () => h.services.core.db.prepare('SELECT count(*) FROM recordings').pluck().get();
+    const body = JSON.stringify({ type: 'clip', transcript: 'words' });
+    const post = (token: string, idempotencyKey: string) =>
+      [['POST /api/v2/recordings HTTP/1.1', 'Host: localhost', `Authorization: Bearer ${token}`, 'X-Request-Id: r-1', `Idempotency-Key: ${idempotencyKey}`, 'Content-Type: application/json', `Content-Length: ${body.length}`].join('\r\n'), body] as const;
+    const read = (token: string, id: string) => get(`/api/v2/recordings/${id}`, [`Authorization: Bearer ${token}`, 'X-Request-Id: r-2']);
+    // Each credential creates one recording through the direct route: now cached, one take each.
+    const ids: Record<string, string> = {};
+    for (const [name, token] of [['key', key], ['session', session]] as const) {
+      const created = await raw(withDirect, ...post(token, `${name}-1`));
+      assert.match(created, /^HTTP\/1\.1 201 /);
+      ids[name] = /"id":"(rec_\w+)"/.exec(created)![1]!;
+    }
+    assert.equal(direct, 2);
+    assert.equal(handedOver, 0);
+    const db = openDatabase(file);
+    t.after(() => db.close());
+    const cli = createServices({ db, writer: new Writer(db, undefined, h.clock), clock: h.clock, config: testConfig({ db: file }), masterSecret: randomBytes(32) });
+    const keyId = h.services.auth.listKeys(h.accountId).find((k) => k.name === 'both')!.id;
+    const cases = [
+      { name: 'key', token: key, message: /API key has been revoked/, revoke: () => cli.auth.revokeKey(h.accountId, keyId) },
+      { name: 'session', token: session, message: /session is not valid/, revoke: () => cli.auth.revokeSession(h.accountId, sessionId) },
+    ];
+    for (const { name, token, message, revoke } of cases) {
+      // Cached (again: the refusals of the case before dropped the cache), without a take.
+      h.services.auth.authenticate(token);
+      assert.ok(h.services.auth.cached(token));
+      revoke();
+      const handedBefore: number = handedOver;
+      // Direct first: the create is taken with the cached credential unchecked and refused in the
+      // writer's transaction; then the app's server; then each once more (uncached by then).
+      for (const first of ['direct', 'app', 'direct'] as const) {
+        const order = first === 'direct' ? [withDirect, without] : [without, withDirect];
+        const answers: Record<number, string> = {};
+        for (const port of order) answers[port] = withoutDate(await raw(port, ...post(token, `${name}-2`)));
+        assert.equal(answers[withDirect], answers[without], `${name}: POST`);
+        assert.match(answers[withDirect]!, /^HTTP\/1\.1 401 /);
+        assert.match(answers[withDirect]!, message);
+        const [c, d] = [await raw(withDirect, read(token, ids[name]!)), await raw(without, read(token, ids[name]!))];
+        assert.equal(withoutDate(c), withoutDate(d), `${name}: GET`);
+        assert.match(c, /^HTTP\/1\.1 401 /);
+      }
+      assert.equal(handedOver - handedBefore, 1, `${name}: the first create was taken unchecked, refused by the writer and handed to the app`);
+    }
+    assert.equal(direct - handedOver, 2, 'every refusal answered by the app');
+    assert.equal(count(), 2, 'nothing created');
+    // The direct server's limiter counted the first create of each and nothing since (the take of
+    // a create the writer refused was given back); the app's counted nothing.
+    for (const credential of [keyId, sessionId]) {
+      assert.equal(h.http.deps.rateLimiter.take(credential)?.['RateLimit-Remaining'], '3');
+      assert.equal(general.deps.rateLimiter.take(credential)?.['RateLimit-Remaining'], '4');
+    }
   });
 
   it('POST /api/v2/recordings from a client that goes away before its body is complete: nothing is created, the server goes on', async (t) => {

@@ -132,6 +132,56 @@ describe('the principal cache never outlives a change to the credential', () => 
     assert.equal(count(), 3);
   });
 
+  it('in a group commit, a create refused as unchecked-and-revoked fails alone: the other members commit (both runs of the group)', async () => {
+    const file = tempDb();
+    const server = services(file);
+    const cli = services(file);
+    const account = cli.auth.createAccount('owner');
+    const revoked = cli.auth.createKey(account.id, { name: 'revoked', permissions: ['recordings:create'] });
+    const live = cli.auth.createKey(account.id, { name: 'live', permissions: ['recordings:create'] });
+    const session = cli.auth.createSession(account.id);
+    const byRevoked = server.auth.authenticate(revoked.secret);
+    const byLive = server.auth.authenticate(live.secret);
+    const bySession = server.auth.authenticate(session.token);
+    cli.auth.revokeKey(account.id, revoked.key.id);
+    const count = () => server.core.db.prepare('SELECT count(*) FROM recordings').pluck().get();
+    assert.equal(server.auth.keyUses.flush(), true, 'the uses authenticate() noted are written now, not inside the groups');
+    let commits = 0;
+    server.core.writer.afterEachCommit(() => commits++);
+    const clip = (transcript: string) => ({ type: 'clip' as const, transcript });
+
+    // One group (queued in the same turn), run without savepoints: the refusal reads only, so it
+    // is rejected alone and the group commits once.
+    const first = await Promise.allSettled([
+      server.recordings.createGrouped(byLive, clip('one'), 'g1-live', true),
+      server.recordings.createGrouped(byRevoked, clip('two'), 'g1-revoked', true),
+      server.recordings.createGrouped(bySession, clip('three'), 'g1-session', true),
+    ]);
+    assert.deepEqual(first.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal((first[1] as PromiseRejectedResult).reason.code, 'unauthenticated');
+    assert.match((first[1] as PromiseRejectedResult).reason.message, /revoked/);
+    assert.equal(count(), 2);
+    assert.equal(commits, 1, 'one transaction for the group');
+
+    // Another member fails after writing a row: the group runs again, each member in a savepoint.
+    // The unchecked member is refused in that run too; the others still commit.
+    const failing = server.core.writer.writeGrouped(() => {
+      server.core.db.prepare("INSERT INTO devices (account_id, id, name, model, created_at) VALUES (?, 'd1', 'd', 'ring', 0)").run(account.id);
+      throw new Error('fails after a write');
+    });
+    const second = await Promise.allSettled([
+      server.recordings.createGrouped(byLive, clip('four'), 'g2-live', true),
+      server.recordings.createGrouped(byRevoked, clip('five'), 'g2-revoked', true),
+      failing,
+      server.recordings.createGrouped(bySession, clip('six'), 'g2-session', true),
+    ]);
+    assert.deepEqual(second.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    assert.equal((second[1] as PromiseRejectedResult).reason.code, 'unauthenticated');
+    assert.equal(count(), 4);
+    assert.equal(server.core.db.prepare('SELECT count(*) FROM devices').pluck().get(), 0, "the failing member's row was rolled back");
+    assert.equal(commits, 2);
+  });
+
   it('cached() gives no expired credential, and notes no use: used() does (fake clock)', () => {
     const file = tempDb();
     const clock = new FakeClock();
