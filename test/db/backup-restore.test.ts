@@ -144,6 +144,17 @@ describe('reclib restore', () => {
     try {
       // Written while the server runs: sits in the WAL the server will not get to checkpoint.
       const later = (await cliJson(['accounts', 'create', '--db', db, '--name', 'later'])).account.id as string;
+      // A write through the server: its writer thread (started 250 ms after the server, or by the
+      // first write) has opened its connection once this is answered. Its open is what dropped the
+      // process's lock on the file (openInProcess, src/db/open.ts); without it, whether restore
+      // ran before or after that open was a matter of timing.
+      const { secret: key } = await cliJson(['keys', 'create', '--db', db, '--account', accountId, '--name', 'k', '--permissions', 'recordings:create']);
+      const created = await fetch(`${server.url}/api/v2/recordings`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'k1', 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'clip', transcript: 'written by the writer thread' }),
+      });
+      assert.equal(created.status, 201, await created.text());
       const secret = fs.readFileSync(`${db}.secret`, 'utf8');
       const refused = await runCli(['restore', '--from', backup, '--db', db, '--json']);
       assert.equal(refused.code, 1, refused.stderr);
