@@ -305,12 +305,14 @@ export class AuthService {
   /**
    * The credential cached for `token`, unexpired, without the question authenticate() asks first
    * (has another connection committed since it was cached?): that question reads the -shm file
-   * (src/db/commit-watch.ts), a syscall of a few µs on every request. Only for a caller whose own
-   * read checks, in the same snapshot as its answer, that the credential is still live: a key's
-   * revocation and a session's end are the only changes a credential ever sees (no credential or
-   * account is deleted, and a key's permissions never change), so that check is exact
-   * (RecordingService.answerWhileLive). Call used() once it has passed. Undefined when not cached
-   * or expired: then authenticate().
+   * (src/db/commit-watch.ts), a syscall of a few µs on every request. Only for a caller that
+   * checks itself that the credential is still live, in the same snapshot as its answer
+   * (RecordingService.answerWhileLive, the direct get by id) or in the transaction of its write
+   * (RecordingService.createGrouped's `unchecked`, the direct create): a key's revocation and a
+   * session's end are the only changes a credential ever sees (no credential or account is
+   * deleted, and a key's permissions never change; test/services/credential-changes.test.ts pins
+   * that), so that check is exact. Call used() once it has passed (the create: once it
+   * succeeded). Undefined when not cached or expired: then authenticate().
    */
   cached(token: string): CachedCredential | undefined {
     const credential = this.principals.peek(token);

@@ -10,8 +10,8 @@
 // dropped. This process's own changes to keys and sessions (revoke, logout) drop it too
 // (AuthService calls clear() after their commit). Expiry is checked against the clock on every
 // request by the caller, never cached. The one lookup without that question, peek(), is for a
-// caller whose own read checks in the same snapshot that the credential is still live (the direct
-// get by id: AuthService.cached).
+// caller that checks itself that the credential is still live, in the same snapshot as its answer
+// or in the transaction of its write (the direct get by id and create: AuthService.cached).
 import type { Principal } from '../permissions';
 
 export interface CachedCredential {
