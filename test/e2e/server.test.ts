@@ -93,6 +93,46 @@ describe('reclib serve from the bundle, with the CLI on the same file', () => {
     assert.ok(!JSON.stringify(list).includes(k.secret));
   });
 
+  it("a key revoked by the CLI is refused on the next get by id and create, which take a cached key unchecked and check it in their own read or the writer thread's transaction", async () => {
+    const key = async (name: string) =>
+      (await cliJson(['keys', 'create', '--db', db, '--account', accountId, '--name', name, '--permissions', 'recordings:read,recordings:create'])) as { key: { id: string }; secret: string };
+    const create = (secret: string, idempotencyKey: string) => call('POST', '/api/v2/recordings', secret, { type: 'clip', transcript: 'cached' }, { 'idempotency-key': idempotencyKey });
+    const count = async () => ((await call('GET', '/api/v2/recordings?limit=100', session)).json.recordings as unknown[]).length;
+    // Each key creates and reads twice while live: from the second request on it comes from the
+    // server's cache, unchecked.
+    const keys = { getFirst: await key('get first'), createFirst: await key('create first') };
+    const ids: Record<string, string> = {};
+    for (const [name, k] of Object.entries(keys)) {
+      for (const n of [1, 2]) {
+        const created = await create(k.secret, `${name}-${n}`);
+        assert.equal(created.status, 201, created.text);
+        ids[name] = created.json.recording.id;
+        assert.equal((await call('GET', `/api/v2/recordings/${ids[name]}`, k.secret)).status, 200);
+      }
+    }
+    const before = await count();
+    const revoke = (k: { key: { id: string } }) => cliJson(['keys', 'revoke', '--db', db, '--account', accountId, k.key.id]);
+    // Any request the app authenticates after a commit of another connection drops the server's
+    // whole cache: each key is read once more (cached again) right before the CLI revokes it.
+    // The get by id first: its lookup finds nothing for the revoked key, and the app refuses.
+    assert.equal((await call('GET', `/api/v2/recordings/${ids.getFirst}`, keys.getFirst.secret)).status, 200);
+    await revoke(keys.getFirst);
+    const got = await call('GET', `/api/v2/recordings/${ids.getFirst}`, keys.getFirst.secret);
+    assert.equal(got.status, 401, got.text);
+    assert.match(got.json.error.message, /revoked/);
+    // A create first: the writer thread's transaction refuses it, the main thread's app answers;
+    // then a replay of a create it made (refused too, by then on the checked way).
+    assert.equal((await call('GET', `/api/v2/recordings/${ids.createFirst}`, keys.createFirst.secret)).status, 200);
+    await revoke(keys.createFirst);
+    for (const idempotencyKey of ['createFirst-3', 'createFirst-2']) {
+      const refused = await create(keys.createFirst.secret, idempotencyKey);
+      assert.equal(refused.status, 401, refused.text);
+      assert.match(refused.json.error.message, /revoked/);
+    }
+    assert.equal((await call('GET', `/api/v2/recordings/${ids.createFirst}`, keys.createFirst.secret)).status, 401);
+    assert.equal(await count(), before, 'nothing created');
+  });
+
   it('CLI errors go to stderr with a non-zero exit code', async () => {
     const r = await runCli(['keys', 'revoke', '--db', db, '--account', accountId, 'key_missing', '--json']);
     assert.equal(r.code, 1);
