@@ -4,7 +4,7 @@ import { systemClock, type Clock } from './clock';
 import type { Config } from './config';
 import type { Core } from './context';
 import { Checkpointer } from './db/checkpointer';
-import { openDatabase } from './db/open';
+import { openDatabase, type FileIdentity } from './db/open';
 import { Writer } from './db/writer';
 import { loadMasterSecret } from './master-secret';
 import { createServices, type Services } from './services';
@@ -13,10 +13,12 @@ import { createServices, type Services } from './services';
 export interface WriterThreadRuntime {
   /** Core.requestsElsewhere: the main thread's requests in progress. */
   requestsElsewhere: () => number;
+  /** The file the main thread opened (OpenOptions.openInProcess). */
+  file: FileIdentity;
 }
 
 export function openRuntime(config: Config, clock: Clock = systemClock, masterSecret?: Buffer, writerThread?: WriterThreadRuntime): Services {
-  const db = openDatabase(config.db, { durability: config.durability, openInProcess: writerThread !== undefined });
+  const db = openDatabase(config.db, { durability: config.durability, ...(writerThread ? { openInProcess: writerThread.file } : {}) });
   const core: Core = {
     db,
     writer: new Writer(db, undefined, clock),

@@ -20,7 +20,7 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
   const send = (m: FromWriter, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   const config: Config = { ...data.config, allowList: parseAllowList(data.config.webhookAllow), rateLimit: 0, metricsToken: undefined };
   const signals = new Int32Array(data.signals);
-  const services = openRuntime(config, systemClock, Buffer.from(data.masterSecret), { requestsElsewhere: () => Atomics.load(signals, SIGNAL.activity) });
+  const services = openRuntime(config, systemClock, Buffer.from(data.masterSecret), { requestsElsewhere: () => Atomics.load(signals, SIGNAL.activity), file: data.file });
   services.core.db.pragma(`cache_size = ${WRITER_CACHE_SIZE}`);
   const { app } = createApp(services);
   const { writer } = services.core;

@@ -11,6 +11,7 @@
 // Delivery reports (the log and /metrics) and the storage condition (/healthz) come over too.
 import type { Worker as Thread } from 'node:worker_threads';
 import type { Config } from './config';
+import { fileIdentity, type FileIdentity } from './db/open';
 import type { WriteHealthStatus } from './db/write-health';
 import type { DeliveryReport } from './delivery/scheduler';
 import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
@@ -31,6 +32,8 @@ export interface WriterThreadData {
    * whether it is writing a commit's answers.
    */
   signals: SharedArrayBuffer;
+  /** The database file the main thread opened: the writer's connection must open that one (OpenOptions.openInProcess). */
+  file: FileIdentity;
 }
 
 export type ToWriter =
@@ -97,7 +100,12 @@ export class WriterThread implements Worker, WriteForwarder {
 
   static dataOf(config: Config, masterSecret: Buffer): WriterThreadData {
     const { allowList: _parsedAgainThere, ...plain } = config;
-    return { config: plain, masterSecret: new Uint8Array(masterSecret), signals: new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT) };
+    return {
+      config: plain,
+      masterSecret: new Uint8Array(masterSecret),
+      signals: new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
+      file: fileIdentity(config.db),
+    };
   }
 
   /** The main thread started a request (the writer's idle work and its groups wait for quiet here). */

@@ -47,23 +47,40 @@ export interface OpenOptions {
   durability?: Durability;
   /**
    * Another connection of this process has the file open, and checked its header when it opened
-   * it (the server's main thread, for the writer thread's connection): the header is not read
-   * again. Reading it opens a descriptor of the file and closes it, and closing any descriptor of
-   * a file drops every POSIX lock the process holds on it, SQLite's own included
-   * (https://sqlite.org/howtocorrupt.html, 2.2). SQLite then believes it still holds its shared
-   * lock and never takes it again: the server held no lock on its database, and `reclib restore`
-   * replaced the file under the running server (test/db/backup-restore.test.ts).
+   * it (the server's main thread, for the writer thread's connection): the file as that one
+   * found it (fileIdentity). The header is not read again: reading it opens a descriptor of the
+   * file and closes it, and closing any descriptor of a file drops every POSIX lock the process
+   * holds on it, SQLite's own included (https://sqlite.org/howtocorrupt.html, 2.2). SQLite then
+   * believes it still holds its shared lock and never takes it again: the server held no lock on
+   * its database, and `reclib restore` replaced the file under the running server
+   * (test/db/backup-restore.test.ts). The path is looked at without a descriptor (stat) and
+   * refused when another file is there now (renamed over it since): the two connections would
+   * read and write different databases.
    */
-  openInProcess?: boolean;
+  openInProcess?: FileIdentity;
+}
+
+/** Which file a path named: its device and inode. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The file at `file` now (through links, as SQLite opens it), read without opening a descriptor. */
+export function fileIdentity(file: string): FileIdentity {
+  const { dev, ino } = fs.statSync(file);
+  return { dev, ino };
 }
 
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const durability = options.durability ?? 'full';
   // A file made just now is empty: only one that was there is looked at before SQLite opens it.
-  const existed = file !== ':memory:' && !prepareFile(file);
+  // One this process has open already is only compared with the one it opened.
+  if (options.openInProcess) refuseAnotherFile(file, options.openInProcess);
+  const existed = file !== ':memory:' && !options.openInProcess && !prepareFile(file);
   let db: Db | undefined;
   try {
-    if (existed && !options.openInProcess) refuseNonSqlite(file);
+    if (existed) refuseNonSqlite(file);
     db = openSqlite(file);
     configure(db, durability);
     return db;
@@ -98,6 +115,20 @@ function refuseNonSqlite(file: string): void {
     throw Object.assign(new Error(`file is not a database${said}`), { code: 'SQLITE_NOTADB' });
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** OpenOptions.openInProcess: the file at the path must be the one the other connection opened. */
+function refuseAnotherFile(file: string, opened: FileIdentity): void {
+  let now: FileIdentity | undefined;
+  try {
+    now = fileIdentity(file);
+  } catch {
+    // gone: refused below
+  }
+  if (now?.dev !== opened.dev || now.ino !== opened.ino) {
+    const what = now === undefined ? 'is gone' : 'is another file now';
+    throw Object.assign(new Error(`database file ${path.resolve(file)} ${what}, not the one this process opened (moved, deleted or replaced while it ran); restart to open what is there`), { code: 'SQLITE_CANTOPEN' });
   }
 }
 

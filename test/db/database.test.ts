@@ -13,7 +13,7 @@ import type Database from 'better-sqlite3';
 import { buildPlan, NAPI_PACKAGE, openSqlite, sqliteBuild, sqlitePackage, usesNapiBuild } from '../../src/db/sqlite';
 import { testConfig } from '../../src/config';
 import { PAGE_SIZE, SCHEMA_VERSION } from '../../src/db/migrate';
-import { BUSY_TIMEOUT_MS, openDatabase } from '../../src/db/open';
+import { BUSY_TIMEOUT_MS, fileIdentity, openDatabase } from '../../src/db/open';
 import { Writer } from '../../src/db/writer';
 import { createApp } from '../../src/http/app';
 import { openRuntime } from '../../src/runtime';
@@ -203,7 +203,7 @@ describe('the process keeps its lock on the file while it has a connection open'
     const main = openDatabase(file);
     main.prepare('SELECT count(*) FROM accounts').get();
     assert.equal(fromElsewhere(file), 'busy', 'one connection holds the file');
-    const writer = openDatabase(file, { openInProcess: true });
+    const writer = openDatabase(file, { openInProcess: fileIdentity(file) });
     writer.prepare('SELECT count(*) FROM accounts').get();
     assert.equal(fromElsewhere(file), 'busy', 'and still does with the second one open');
     // What openInProcess avoids: reading the header closes a descriptor of the file, which drops
@@ -212,6 +212,23 @@ describe('the process keeps its lock on the file while it has a connection open'
     third.prepare('SELECT count(*) FROM accounts').get();
     assert.equal(fromElsewhere(file), 'exclusive');
     for (const db of [third, writer, main]) db.close();
+  });
+
+  it('openInProcess refuses a path that names another file now (renamed over, or gone), and creates nothing', () => {
+    const file = tmpDb();
+    const main = openDatabase(file);
+    const opened = fileIdentity(file);
+    const other = path.join(path.dirname(file), 'other.db');
+    openDatabase(other).close();
+    fs.renameSync(other, file);
+    assert.throws(() => openDatabase(file, { openInProcess: opened }), (e: Error) => {
+      assert.equal(e.message, `database file ${file} is another file now, not the one this process opened (moved, deleted or replaced while it ran); restart to open what is there`);
+      return true;
+    });
+    fs.rmSync(file);
+    assert.throws(() => openDatabase(file, { openInProcess: opened }), /is gone, not the one this process opened/);
+    assert.equal(fs.existsSync(file), false, 'no new file made in its place');
+    main.close();
   });
 });
 
