@@ -100,6 +100,9 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     return authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
   };
 
+  /** The credential cached for `token`, unchecked (AuthService.cached): its caller checks that it is live. */
+  const fromCache = (token: string | undefined) => (token === undefined ? undefined : services.auth.cached(token));
+
   /** The principal of `token` when it holds `permission`; else undefined (the app answers the refusal). */
   const holder = (token: string | undefined, permission: Permission): Principal | undefined => {
     if (token === undefined) return undefined;
@@ -120,7 +123,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
    * not found or deleted) takes the checked way, whose answer() throws for the app to answer.
    */
   const readable = (token: string | undefined, pathId: string): { principal: Principal; answered: RecordingAnswer } | undefined => {
-    const cached = token === undefined ? undefined : services.auth.cached(token);
+    const cached = fromCache(token);
     if (cached !== undefined && can(cached.principal, 'recordings:read')) {
       const answered = services.recordings.answerWhileLive(cached.principal, pathId);
       if (answered !== undefined) {
@@ -161,7 +164,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     // A credential from the cache is taken unchecked: the create's transaction checks that it is
     // still live (RecordingService, creation), and a refusal there goes to the app, which asks.
     const token = bearer(req);
-    const cached = token === undefined ? undefined : services.auth.cached(token);
+    const cached = fromCache(token);
     const principal = cached === undefined ? holder(token, 'recordings:create') : can(cached.principal, 'recordings:create') ? cached.principal : undefined;
     // Over its rate limit: the app refuses it before it reads the body.
     if (principal === undefined || rateLimiter.full(principal.credentialId)) return false;

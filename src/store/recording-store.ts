@@ -6,6 +6,15 @@ import type { IndexChange } from '../services/index-change';
 import { RECORDING_ANSWER_SQL, type RecordingAnswer } from '../services/recording-model';
 import type { RecordingRow } from './recording-row';
 
+/** A recording's GET answer by id and account (RECORDING_ANSWER_SQL). */
+const ANSWER_BY_ID_SQL = `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?`;
+
+/** A row when the credential of this id is live: a key not revoked, a session not ended. */
+const LIVE_CREDENTIAL = {
+  key: 'SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL',
+  session: 'SELECT 1 FROM sessions WHERE id = ? AND ended_at IS NULL',
+} as const;
+
 export class RecordingStore {
   /**
    * Indexes the rows noted in this transaction. CROSS JOIN fixes the loop order: the few noted rows
@@ -26,19 +35,11 @@ export class RecordingStore {
   constructor(db: Db) {
     this.s = {
       byId: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ?'),
-      answerById: db.prepare<[string, string], RecordingAnswer>(
-        `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?`,
-      ),
-      keyLive: db.prepare<[string], 1>('SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL').pluck(),
-      sessionLive: db.prepare<[string], 1>('SELECT 1 FROM sessions WHERE id = ? AND ended_at IS NULL').pluck(),
-      answerForKey: db.prepare<[string, string, string], RecordingAnswer>(
-        `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?
-           AND EXISTS (SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL)`,
-      ),
-      answerForSession: db.prepare<[string, string, string], RecordingAnswer>(
-        `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?
-           AND EXISTS (SELECT 1 FROM sessions WHERE id = ? AND ended_at IS NULL)`,
-      ),
+      answerById: db.prepare<[string, string], RecordingAnswer>(ANSWER_BY_ID_SQL),
+      keyLive: db.prepare<[string], 1>(LIVE_CREDENTIAL.key).pluck(),
+      sessionLive: db.prepare<[string], 1>(LIVE_CREDENTIAL.session).pluck(),
+      answerForKey: db.prepare<[string, string, string], RecordingAnswer>(`${ANSWER_BY_ID_SQL} AND EXISTS (${LIVE_CREDENTIAL.key})`),
+      answerForSession: db.prepare<[string, string, string], RecordingAnswer>(`${ANSWER_BY_ID_SQL} AND EXISTS (${LIVE_CREDENTIAL.session})`),
       bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE pos = -?'),
       byExternal: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE integration_id = ? AND external_id = ?'),
       firstUsed: db.prepare<[{ lo: number; hi: number }], { m: number | null }>('SELECT -max(pos) AS m FROM recordings WHERE pos BETWEEN -@hi AND -@lo'),
