@@ -33,6 +33,35 @@ const builtinsByRequire = {
 };
 
 /**
+ * Modules the build makes programs of their own (dist/NAME.program.cjs), run with V8's code cache
+ * (src/code-cache.ts) when they are first imported, rather than text of every program that imports
+ * them: a start reads, keeps and compiles nothing of them. Each is imported only with import() (or
+ * from modules imported so), and holds its own copy of whatever it imports, so it must share no
+ * state with the rest: the MCP SDK with its zod and ajv, ~480 KB of the ~1.17 MB the server's
+ * program was, and prom-client, ~100 KB, which only a server with a metrics token loads
+ * (bench/results-notes.md, 2026-11-27).
+ */
+const LAZY_PROGRAMS = { 'mcp-sdk': 'src/mcp/sdk.ts', 'prom-client': 'src/observe/prom-client.ts' };
+const lazyPrograms = {
+  name: 'lazy-programs',
+  setup(b) {
+    const byFile = new Map(Object.entries(LAZY_PROGRAMS).map(([name, file]) => [path.resolve(file).replace(/\.ts$/, ''), name]));
+    const bases = [...new Set(Object.values(LAZY_PROGRAMS).map((file) => path.basename(file, '.ts')))].join('|');
+    b.onResolve({ filter: new RegExp(`^\\.{1,2}/(.*/)?(${bases})(\\.ts)?$`) }, (args) => {
+      // Relative paths only: `prom-client` bare is the package the module of that name re-exports.
+      const name = byFile.get(path.resolve(args.resolveDir, args.path).replace(/\.ts$/, ''));
+      // The program's own build has the module as its entry point.
+      return name === undefined || args.kind === 'entry-point' ? undefined : { path: name, namespace: 'lazy-program' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-program' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(path.resolve('src/code-cache.ts'))}).runWithCodeCache(require('node:url').pathToFileURL(require('node:path').join(__dirname, ${JSON.stringify(`${args.path}.program.cjs`)})));`,
+      loader: 'js',
+      resolveDir: path.resolve('.'),
+    }));
+  },
+};
+
+/**
  * The Node side, for Node 20. better-sqlite3's JavaScript is bundled (src/db/sqlite.ts hands it its
  * addon); `bindings`, which its code would require otherwise, stays external.
  */
@@ -53,13 +82,13 @@ const esmBundle = {
 
 /**
  * The programs a loader runs with V8's code cache (src/code-cache.ts): CommonJS, since only a script
- * takes cached data, in one file each. Code loaded with import() (the admin commands, the MCP SDK
- * and its zod, most of the text) stays in the file but is evaluated only when imported, and V8
+ * takes cached data, in one file each. Code loaded with import() (the admin commands, the web app's
+ * server side) stays in the file but is evaluated only when imported, and V8
  * only pre-parses it (with the cache, not even that). import.meta is an object with the program's
  * file URL as `url` (nothing else: import.meta.resolve is used only from the sources).
  */
 const programBundle = {
-  ...nodeBundle, format: 'cjs',
+  ...nodeBundle, format: 'cjs', plugins: [builtinsByRequire, lazyPrograms],
   define: { 'import.meta': '__reclibImportMeta' },
   // "use strict" first: esbuild writes its own after the banner, where it is a mere expression, and the program would run in sloppy mode (its sources are ES modules, strict).
   banner: { js: "'use strict'; const __reclibImportMeta = { url: require('node:url').pathToFileURL(__filename).href };" },
@@ -77,6 +106,7 @@ for (const [entry, name, loader] of [['bin/reclib.ts', 'reclib', 'cjs'], ['src/w
   const loaderBundle = loader === 'cjs' ? programBundle : esmBundle;
   await build({ ...loaderBundle, entryPoints: ['bin/load-program.ts'], outfile: `dist/${name}.${loader === 'cjs' ? 'cjs' : 'mjs'}`, define: { ...loaderBundle.define, ...define } });
 }
+for (const [name, entry] of Object.entries(LAZY_PROGRAMS)) await build({ ...programBundle, entryPoints: [entry], outfile: `dist/${name}.program.cjs` });
 // Command lines written before the command was dist/reclib.cjs (an MCP client's, a service's).
 fs.writeFileSync('dist/reclib.mjs', "#!/usr/bin/env node\n// The reclib command is dist/reclib.cjs; this file keeps older command lines working.\nimport './reclib.cjs';\n", { mode: 0o755 });
 

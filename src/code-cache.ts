@@ -1,6 +1,7 @@
-// Runs one of the bundle's programs (dist/reclib.program.cjs, dist/writer-thread-worker.program.cjs) with V8's code
-// cache: the first start keeps the code V8 compiled on disk, and later starts of the same build read
-// it instead of parsing and compiling ~1 MB of JavaScript again. This is what Node 22.1's
+// Runs one of the bundle's programs (dist/reclib.program.cjs, dist/writer-thread-worker.program.cjs, and those
+// build.mjs's LAZY_PROGRAMS makes of the MCP SDK and prom-client, at their first import) with V8's
+// code cache: the first start keeps the code V8 compiled on disk, and later starts of the same build
+// read it instead of parsing and compiling ~0.5 MB of JavaScript again. This is what Node 22.1's
 // `module.enableCompileCache()` does for modules, done here with `vm.Script`'s cached data so that
 // it works on every Node reclib supports: on Node 20 a start to the first /healthz went from ~140 to
 // ~112 ms on a library of 100,000 (bench/results-notes.md, 2026-11-27). The programs are CommonJS
@@ -88,17 +89,16 @@ export function cacheFileName(file: string, st: { size: number; mtimeMs: number;
 const OURS = /-[0-9a-f]{16}(-[0-9a-f]{16}){1,2}\.bin(\.\d+\.[0-9a-z]+\.tmp)?$/;
 
 /**
- * Runs the CommonJS program `url` (a file beside the calling loader) as Node would run it as a
- * module, with the code cache when there is one.
+ * Runs the CommonJS program `url` (a file beside the calling loader or program) as Node would run it
+ * as a module, with the code cache when there is one, and returns its exports.
  */
-export function runWithCodeCache(url: URL): void {
+export function runWithCodeCache(url: URL): unknown {
   const file = fileURLToPath(url);
   // Node applies source maps (--enable-source-maps, in NODE_OPTIONS too) only to code its module
   // loader compiled, not to a vm.Script: then the program is required, and stacks name the sources.
   if (process.sourceMapsEnabled) {
     skip('source maps are on');
-    createRequire(file)(file);
-    return;
+    return createRequire(file)(file);
   }
   const before = fs.statSync(file);
   const bytes = fs.readFileSync(file);
@@ -126,6 +126,7 @@ export function runWithCodeCache(url: URL): void {
   const module = { exports: {} as unknown };
   const run = script.runInThisContext() as (e: unknown, r: NodeJS.Require, m: unknown, f: string, d: string) => void;
   run.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
+  return module.exports;
 }
 
 /**

@@ -34,8 +34,7 @@ function apiKey(env: NodeJS.ProcessEnv): string {
 const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } => 'method' in m && 'id' in m;
 
 async function bridge(endpoint: URL, key: string): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { StdioServerTransport, StreamableHTTPClientTransport } = await import('../mcp/sdk');
   const local = new StdioServerTransport();
   const remote = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${key}` } } });
   const inFlight = new Set<Promise<void>>();

@@ -15,11 +15,8 @@ import { requestId, type ApiRouter } from './router';
  * The SDK, loaded on the first MCP request: building its zod schemas at import took 350-500 ms
  * here (measured on the bundle), which every CLI command and every server start would pay.
  */
-let sdk:
-  | Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('../mcp/tool-server'), typeof import('@modelcontextprotocol/sdk/types.js')]>
-  | undefined;
-const loadSdk = () =>
-  (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('../mcp/tool-server'), import('@modelcontextprotocol/sdk/types.js')]));
+let sdk: Promise<[typeof import('../mcp/sdk'), typeof import('../mcp/tool-server')]> | undefined;
+const loadSdk = () => (sdk ??= Promise.all([import('../mcp/sdk'), import('../mcp/tool-server')]));
 
 const Message = v.looseObject({
   jsonrpc: v.pipe(v.literal('2.0', 'must be "2.0"'), v.description('JSON-RPC version')),
@@ -104,7 +101,7 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       batch: true,
     },
     async (c, { body, principal }) => {
-      const [{ WebStandardStreamableHTTPServerTransport }, { toolServer, BATCH_RESULT_CHARS }, { SUPPORTED_PROTOCOL_VERSIONS, JSONRPCRequestSchema }] = await loadSdk();
+      const [{ WebStandardStreamableHTTPServerTransport, SUPPORTED_PROTOCOL_VERSIONS, JSONRPCRequestSchema }, { toolServer, BATCH_RESULT_CHARS }] = await loadSdk();
       // One message whose params the SDK cannot use, in a request the transport would otherwise
       // take (its Accept, media type and protocol version): answered here. In a batch the SDK's
       // own answers stand.

@@ -1,8 +1,7 @@
 // An MCP server (the SDK's low-level Server) for one authenticated caller. The high-level McpServer
 // of the SDK takes zod schemas only; with the low-level one the tools keep our valibot schemas,
 // announced as JSON Schema and checked with the same error wording as the HTTP API.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Server } from './sdk';
 import { AppError } from '../errors';
 import { jsonSchema } from '../http/openapi';
 import { parseWith } from '../http/router';

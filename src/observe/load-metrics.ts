@@ -1,8 +1,8 @@
 // The Prometheus metrics are loaded only when GET /metrics is configured: src/observe/metrics.ts
 // imports prom-client, whose evaluation (with its default collectors) was ~28 ms of the server's
 // start on a loaded 2-core machine (CPU profile of `reclib serve`), for a feature that is off
-// unless RECLIB_METRICS_TOKEN is set. The dynamic import puts metrics.ts and prom-client in a chunk
-// of their own (build.mjs splits the bundle), read only here.
+// unless RECLIB_METRICS_TOKEN is set. metrics.ts is evaluated only at this import, and prom-client
+// is a program of its own in the bundle (src/observe/prom-client.ts), read only then.
 import type { Config } from '../config';
 import type { Core } from '../context';
 import type { Metrics } from './metrics';

@@ -7,7 +7,7 @@
 // the methods Node's parser accepts; `status` a number. The latency histogram leaves `status` out,
 // so it has one set of buckets per route and method; the counter has the status.
 import fs from 'node:fs';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from './prom-client';
 import type { MetricsStore } from '../store/metrics-store';
 import { LibraryCount } from './library-count';
 

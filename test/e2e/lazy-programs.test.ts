@@ -1,0 +1,59 @@
+// The MCP SDK and prom-client are programs of their own in the bundle (build.mjs, LAZY_PROGRAMS):
+// the server's and the writer thread's programs hold none of their text, and a server from the
+// bundle loads each, with its own code cache, when it is first needed: the SDK at the first MCP
+// request, prom-client at a start with a metrics token.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, it } from 'node:test';
+import { cliJson, ensureBundle, ROOT, startServe } from '../helpers/bundle';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-lazy-programs-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Text found only in each library: a class of zod (which only the SDK uses), a metric of prom-client's default collectors. */
+const MARKS = { 'mcp-sdk.program.cjs': 'ZodError', 'prom-client.program.cjs': 'process_cpu_user_seconds_total' };
+
+it('the programs a start reads hold none of the MCP SDK or prom-client; their own programs do', () => {
+  ensureBundle();
+  const text = (name: string) => fs.readFileSync(path.join(ROOT, 'dist', name), 'utf8');
+  for (const [name, mark] of Object.entries(MARKS)) {
+    assert.ok(text(name).includes(mark), `${name} lacks ${mark}`);
+    for (const start of ['reclib.program.cjs', 'writer-thread-worker.program.cjs']) assert.ok(!text(start).includes(mark), `${start} holds ${mark}`);
+  }
+});
+
+it('a server from the bundle answers MCP and /metrics, and keeps each program\'s code cache', async (t) => {
+  const db = path.join(dir, 'reclib.db');
+  const cache = path.join(dir, 'code-cache');
+  const metricsToken = 'metrics-token-for-the-lazy-programs-test';
+  const account = (await cliJson(['accounts', 'create', '--db', db, '--name', 'owner'])).account.id as string;
+  const key = (await cliJson(['keys', 'create', '--db', db, '--account', account, '--name', 'assistant', '--permissions', 'recordings:read'])).secret as string;
+  const server = await startServe(['--host', '127.0.0.1', '--db', db, '--metrics-token', metricsToken], { env: { NODE_COMPILE_CACHE: cache } });
+  t.after(() => server.stop('SIGKILL'));
+  const mcp = async (body: unknown) => {
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as { result?: Record<string, any> } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON-RPC results vary
+  };
+  const init = await mcp({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } });
+  assert.equal(init.status, 200);
+  assert.equal(init.json.result?.serverInfo.name, 'reclib');
+  const listed = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  assert.deepEqual(listed.json.result?.tools.map((tool: { name: string }) => tool.name), ['search_recordings', 'list_recordings', 'get_recording', 'create_note']);
+
+  const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  const exposition = await metrics.text();
+  assert.equal(metrics.status, 200, exposition);
+  assert.match(exposition, /^reclib_http_requests_total\{.*route="\/mcp".*\} 2$/m);
+  assert.match(exposition, /^process_cpu_user_seconds_total /m);
+
+  // A program's cache is written at exit when the process ends before the cache's timer.
+  assert.equal(await server.stop('SIGTERM'), 0);
+  const files = fs.readdirSync(cache);
+  for (const name of ['reclib.program.cjs', ...Object.keys(MARKS)]) assert.ok(files.some((f) => f.startsWith(`${name}-`)), `no cache of ${name}: ${files.join(' ')}`);
+});
