@@ -29,7 +29,7 @@ it('a server from the bundle answers MCP and /metrics, and keeps each program\'s
   const cache = path.join(dir, 'code-cache');
   const metricsToken = 'metrics-token-for-the-lazy-programs-test';
   const account = (await cliJson(['accounts', 'create', '--db', db, '--name', 'owner'])).account.id as string;
-  const key = (await cliJson(['keys', 'create', '--db', db, '--account', account, '--name', 'assistant', '--permissions', 'recordings:read'])).secret as string;
+  const key = (await cliJson(['keys', 'create', '--db', db, '--account', account, '--name', 'assistant', '--permissions', 'recordings:read,recordings:create'])).secret as string;
   const server = await startServe(['--host', '127.0.0.1', '--db', db, '--metrics-token', metricsToken], { env: { NODE_COMPILE_CACHE: cache } });
   t.after(() => server.stop('SIGKILL'));
   const mcp = async (body: unknown) => {
@@ -46,10 +46,14 @@ it('a server from the bundle answers MCP and /metrics, and keeps each program\'s
   const listed = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
   assert.deepEqual(listed.json.result?.tools.map((tool: { name: string }) => tool.name), ['search_recordings', 'list_recordings', 'get_recording', 'create_note']);
 
+  // create_note writes: on the writer thread, which loads the SDK's program too when the call is forwarded to it.
+  const note = await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_note', arguments: { text: 'from an assistant, through the bundle' } } });
+  assert.equal(note.json.result?.structuredContent.recording.transcript, 'from an assistant, through the bundle');
+
   const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
   const exposition = await metrics.text();
   assert.equal(metrics.status, 200, exposition);
-  assert.match(exposition, /^reclib_http_requests_total\{.*route="\/mcp".*\} 2$/m);
+  assert.match(exposition, /^reclib_http_requests_total\{.*route="\/mcp".*\} 3$/m);
   assert.match(exposition, /^process_cpu_user_seconds_total /m);
 
   // A program's cache is written at exit when the process ends before the cache's timer.
