@@ -86,6 +86,8 @@ export class WriterThread implements Worker, WriteForwarder {
   private deferred = false;
   private startTimer: ReturnType<typeof setTimeout> | undefined;
   private markReady: (workers: string[]) => void = () => {};
+  /** When the thread last exited without being asked to, until a new one is ready. */
+  private stoppedSince: number | undefined;
   /** Resolves, once the thread has opened its connection, with the background work it runs (class names). */
   ready: Promise<string[]> = new Promise((resolve) => (this.markReady = resolve));
 
@@ -160,9 +162,12 @@ export class WriterThread implements Worker, WriteForwarder {
       this.outbox = [];
       this.onStopped?.();
       for (const p of this.pending.clear()) p.reject(writerUnavailable('the writer thread stopped before answering'));
-      // Its storage condition went with it; the next thread reports its own.
-      this.hooks.health(undefined);
       if (this.closing) return;
+      // Its storage condition went with it: until the next thread is ready, /healthz says writes
+      // are failing because there is no thread (since the first of a series of restarts); the
+      // next thread reports its own.
+      this.stoppedSince ??= Date.now();
+      this.hooks.health({ failing: 'writer_stopped', since: this.stoppedSince });
       this.hooks.log(`reclib: the writer thread exited (code ${code}); starting it again`);
       setTimeout(() => this.start(), RESTART_MS).unref();
     });
@@ -270,6 +275,10 @@ export class WriterThread implements Worker, WriteForwarder {
         return this.hooks.health(m.status);
       case 'ready':
         this.started = true;
+        if (this.stoppedSince !== undefined) {
+          this.stoppedSince = undefined;
+          this.hooks.health(undefined);
+        }
         return this.markReady(m.workers);
       case 'stopped':
         this.onStopped?.();

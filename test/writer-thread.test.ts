@@ -201,7 +201,7 @@ describe('writes on the writer thread', () => {
     assert.equal(sameSite.status, 201);
   });
 
-  it('the thread says after each commit that the file changed; a thread that dies is started again, and writes get 503 until it is back', async (t) => {
+  it('the thread says after each commit that the file changed; a thread that dies is started again, and writes get 503 (and /healthz says why) until it is back', async (t) => {
     const s = await serveInProcess(t);
     const { key } = s.account();
     const thread = s.server.writerThread!;
@@ -225,6 +225,11 @@ describe('writes on the writer thread', () => {
     assert.equal(cut.status, 503);
     assert.equal(cut.headers.get('retry-after'), '1');
     assert.equal(((await cut.json()) as { error: { code: string } }).error.code, 'unavailable');
+    // /healthz says so meanwhile (the process is alive: 200), and is plain again once it is back.
+    const down = await fetch(`${s.url}/healthz`);
+    assert.equal(down.status, 200);
+    const downBody = (await down.json()) as { status: string; writes?: string; writeError?: string; failingSince?: number };
+    assert.deepEqual({ ...downBody, failingSince: typeof downBody.failingSince }, { status: 'ok', writes: 'failing', writeError: 'writer_stopped', failingSince: 'number' });
     let again: Response | undefined;
     for (let i = 0; i < 100; i++) {
       again = await fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': 'd2' }), body: '{"type":"clip","transcript":"two"}' });
@@ -232,5 +237,6 @@ describe('writes on the writer thread', () => {
       await new Promise((res) => setTimeout(res, 100));
     }
     assert.equal(again?.status, 201, 'the restarted thread takes the retry');
+    assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { status: 'ok' });
   });
 });

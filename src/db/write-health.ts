@@ -6,7 +6,8 @@
 // request, and /healthz reports it while it lasts.
 import { AppError } from '../errors';
 
-export type WriteFailure = 'disk_full' | 'read_only' | 'io_error';
+/** What stops writes: the storage's answer to a write, or (`writer_stopped`, on `reclib serve`) the writer thread itself gone until it is started again. */
+export type WriteFailure = 'disk_full' | 'read_only' | 'io_error' | 'writer_stopped';
 
 /** The storage condition behind a SQLite error, if it is one (extended codes included). */
 export function writeFailureOf(err: unknown): WriteFailure | undefined {
@@ -22,6 +23,7 @@ const WHAT: Record<WriteFailure, string> = {
   disk_full: 'the disk is full',
   read_only: 'the database file or its folder is read-only',
   io_error: 'the disk reported an I/O error',
+  writer_stopped: 'the writer thread stopped and is being started again',
 };
 
 export const WRITE_RETRY_AFTER_S = 30;
