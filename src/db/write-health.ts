@@ -3,7 +3,9 @@
 // a 500 — the client cannot tell "retry later" from a bug otherwise, and SQLite has rolled the
 // whole transaction back, so the same request (same Idempotency-Key) succeeds once space is back.
 // The condition is logged once when it starts and once when a write succeeds again, not per
-// request, and /healthz reports it while it lasts.
+// request, and /healthz reports it while it lasts. On `reclib serve` the main thread mirrors the
+// writer thread's condition, and src/writer-thread.ts reports `writer_stopped` while that thread
+// is being started again (its writes get 503 with Retry-After: 1 there).
 import { AppError } from '../errors';
 
 /** What stops writes: the storage's answer to a write, or (`writer_stopped`, on `reclib serve`) the writer thread itself gone until it is started again. */

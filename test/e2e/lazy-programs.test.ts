@@ -24,6 +24,20 @@ it('the programs a start reads hold none of the MCP SDK or prom-client; their ow
   }
 });
 
+it('a server that answers no MCP request and has no metrics token loads neither program', async (t) => {
+  const cache = path.join(dir, 'code-cache-plain');
+  const server = await startServe(['--host', '127.0.0.1', '--db', path.join(dir, 'plain.db')], { env: { NODE_COMPILE_CACHE: cache } });
+  t.after(() => server.stop('SIGKILL'));
+  assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  assert.equal((await fetch(`${server.url}/api/v2/recordings`)).status, 401);
+  // The writer thread starts ~250 ms after the server: both threads' programs are loaded by then.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  // Each program loaded writes its cache at exit: the two starts' programs, and no other.
+  assert.equal(await server.stop('SIGTERM'), 0);
+  const programs = fs.readdirSync(cache).map((f) => f.slice(0, f.indexOf('.program.cjs-')));
+  assert.deepEqual(programs.sort(), ['reclib', 'writer-thread-worker']);
+});
+
 it('a server from the bundle answers MCP and /metrics, and keeps each program\'s code cache', async (t) => {
   const db = path.join(dir, 'reclib.db');
   const cache = path.join(dir, 'code-cache');
