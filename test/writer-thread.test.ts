@@ -239,4 +239,22 @@ describe('writes on the writer thread', () => {
     assert.equal(again?.status, 201, 'the restarted thread takes the retry');
     assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { status: 'ok' });
   });
+
+  it('while the thread is down, a write of the main thread\'s own (a key\'s last use) does not clear /healthz\'s writer_stopped', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account(); // not used yet: its first use is written on the main thread (key-uses.ts)
+    const thread = s.server.writerThread!;
+    await thread.ready;
+    const logged: string[] = [];
+    const health = s.server.services.core.writer.health;
+    const log = health.log;
+    health.log = (line) => logged.push(line);
+    t.after(() => (health.log = log));
+    await (thread as unknown as { thread: { terminate(): Promise<number> } }).thread.terminate();
+    assert.equal((await fetch(`${s.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+    assert.ok(s.server.services.auth.keyUses.flush(), 'the key\'s use was written on the main thread');
+    const down = (await (await fetch(`${s.url}/healthz`)).json()) as { writeError?: string };
+    assert.equal(down.writeError, 'writer_stopped', 'the writer thread is still down');
+    assert.deepEqual(logged, [], 'no "writes work again" while they do not');
+  });
 });

@@ -69,9 +69,13 @@ export class WriteHealth {
     );
   }
 
-  /** A write committed: an episode, if any, is over. */
+  /**
+   * A write committed: an episode, if any, is over, but for `writer_stopped`, which only the writer
+   * thread's return ends (mirror): a write of the main thread's own connection (a key's last use,
+   * key-uses.ts) says nothing about that thread.
+   */
   succeeded(): void {
-    if (this.current === undefined) return;
+    if (this.current === undefined || this.current.failing === 'writer_stopped') return;
     const seconds = Math.round((Date.now() - this.current.since) / 1000);
     this.current = undefined;
     this.changed();
