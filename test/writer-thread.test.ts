@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openSqlite } from '../src/db/sqlite';
 import { PERMISSIONS, type Principal } from '../src/permissions';
+import type { FromWriter } from '../src/writer-thread';
 import { serveInProcess } from './helpers/in-process-server';
 
 const json = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra });
@@ -256,5 +257,20 @@ describe('writes on the writer thread', () => {
     const down = (await (await fetch(`${s.url}/healthz`)).json()) as { writeError?: string };
     assert.equal(down.writeError, 'writer_stopped', 'the writer thread is still down');
     assert.deepEqual(logged, [], 'no "writes work again" while they do not');
+  });
+
+  it('a restarted thread\'s storage condition reported before it is ready stays on /healthz', async (t) => {
+    const s = await serveInProcess(t);
+    const thread = s.server.writerThread!;
+    await thread.ready;
+    const internals = thread as unknown as { thread: { terminate(): Promise<number> }; received(m: FromWriter): void };
+    await internals.thread.terminate();
+    for (let i = 0; i < 100 && s.server.services.core.writer.health.status?.failing !== 'writer_stopped'; i++) await new Promise((res) => setTimeout(res, 10));
+    assert.equal(s.server.services.core.writer.health.status?.failing, 'writer_stopped');
+    // What a new thread posts when the scheduler's first claim, in its start, finds the disk full.
+    const since = Date.now();
+    internals.received({ type: 'health', status: { failing: 'disk_full', since } });
+    internals.received({ type: 'ready', workers: [] });
+    assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { status: 'ok', writes: 'failing', writeError: 'disk_full', failingSince: since });
   });
 });
