@@ -47,9 +47,10 @@ const lazyPrograms = {
   setup(b) {
     const byFile = new Map(Object.entries(LAZY_PROGRAMS).map(([name, file]) => [path.resolve(file).replace(/\.ts$/, ''), name]));
     const bases = [...new Set(Object.values(LAZY_PROGRAMS).map((file) => path.basename(file, '.ts')))].join('|');
-    b.onResolve({ filter: new RegExp(`^\\.{1,2}/(.*/)?(${bases})(\\.ts)?$`) }, (args) => {
+    // With `.js` too: TypeScript's Bundler resolution, and esbuild, take `./sdk.js` for sdk.ts.
+    b.onResolve({ filter: new RegExp(`^\\.{1,2}/(.*/)?(${bases})(\\.[jt]s)?$`) }, (args) => {
       // Relative paths only: `prom-client` bare is the package the module of that name re-exports.
-      const name = byFile.get(path.resolve(args.resolveDir, args.path).replace(/\.ts$/, ''));
+      const name = byFile.get(path.resolve(args.resolveDir, args.path).replace(/\.[jt]s$/, ''));
       // The program's own build has the module as its entry point.
       return name === undefined || args.kind === 'entry-point' ? undefined : { path: name, namespace: 'lazy-program' };
     });
