@@ -15,8 +15,20 @@ import { requestId, type ApiRouter } from './router';
  * The SDK, loaded on the first MCP request: building its zod schemas at import took 350-500 ms
  * here (measured on the bundle), which every CLI command and every server start would pay.
  */
-let sdk: Promise<[typeof import('../mcp/sdk'), typeof import('../mcp/tool-server')]> | undefined;
-const loadSdk = () => (sdk ??= Promise.all([import('../mcp/sdk'), import('../mcp/tool-server')]));
+let sdk: Promise<readonly [typeof import('../mcp/sdk'), typeof import('../mcp/tool-server')]> | undefined;
+/**
+ * The SDK first, then the module that imports it: in the bundle the SDK is a program of its own
+ * (build.mjs, LAZY_PROGRAMS), and a module whose import of it failed would stay half-loaded. A
+ * failed load (the program's file unreadable for a moment) is forgotten, so the next request tries
+ * again instead of every MCP request failing until a restart.
+ */
+const loadSdk = () =>
+  (sdk ??= import('../mcp/sdk')
+    .then(async (loaded) => [loaded, await import('../mcp/tool-server')] as const)
+    .catch((e: unknown) => {
+      sdk = undefined;
+      throw e;
+    }));
 
 const Message = v.looseObject({
   jsonrpc: v.pipe(v.literal('2.0', 'must be "2.0"'), v.description('JSON-RPC version')),

@@ -1,7 +1,7 @@
 // The MCP SDK and prom-client are programs of their own in the bundle (build.mjs, LAZY_PROGRAMS):
 // the server's and the writer thread's programs hold none of their text, and a server from the
 // bundle loads each, with its own code cache, when it is first needed: the SDK at the first MCP
-// request, prom-client at a start with a metrics token.
+// request, prom-client at a start with a metrics token. A failed load of the SDK is tried again.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -74,4 +74,30 @@ it('a server from the bundle answers MCP and /metrics, and keeps each program\'s
   assert.equal(await server.stop('SIGTERM'), 0);
   const files = fs.readdirSync(cache);
   for (const name of ['reclib.program.cjs', ...Object.keys(MARKS)]) assert.ok(files.some((f) => f.startsWith(`${name}-`)), `no cache of ${name}: ${files.join(' ')}`);
+});
+
+it('an MCP request while the SDK\'s program cannot be read fails alone: the next one loads it', async (t) => {
+  // A copy of the install, so that its dist/ can lose a file: dist/, schema.sql beside it, node_modules.
+  const install = path.join(dir, 'install');
+  fs.cpSync(path.join(ROOT, 'dist'), path.join(install, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+  fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(install, 'schema.sql'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(install, 'node_modules'));
+  const db = path.join(dir, 'retry.db');
+  const account = (await cliJson(['accounts', 'create', '--db', db, '--name', 'owner'])).account.id as string;
+  const key = (await cliJson(['keys', 'create', '--db', db, '--account', account, '--name', 'assistant', '--permissions', 'recordings:read'])).secret as string;
+  const server = await startServe(['--host', '127.0.0.1', '--db', db], { bundle: path.join(install, 'dist/reclib.cjs'), env: { NODE_COMPILE_CACHE: path.join(dir, 'code-cache-retry') } });
+  t.after(() => server.stop('SIGKILL'));
+  const list = async () =>
+    (
+      await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+    ).status;
+  const program = path.join(install, 'dist/mcp-sdk.program.cjs');
+  fs.renameSync(program, `${program}.away`);
+  assert.equal(await list(), 500);
+  fs.renameSync(`${program}.away`, program);
+  assert.equal(await list(), 200);
 });
