@@ -34,7 +34,8 @@ it('a server that answers no MCP request and has no metrics token loads neither 
   await new Promise((resolve) => setTimeout(resolve, 600));
   // Each program loaded writes its cache at exit: the two starts' programs, and no other.
   assert.equal(await server.stop('SIGTERM'), 0);
-  const programs = fs.readdirSync(cache).map((f) => f.slice(0, f.indexOf('.program.cjs-')));
+  // (On Node 22 and later the folder also holds Node's own compile cache, in a folder of its own.)
+  const programs = fs.readdirSync(cache).filter((f) => f.includes('.program.cjs-')).map((f) => f.slice(0, f.indexOf('.program.cjs-')));
   assert.deepEqual(programs.sort(), ['reclib', 'writer-thread-worker']);
 });
 
