@@ -86,7 +86,7 @@ export class WriterThread implements Worker, WriteForwarder {
   private deferred = false;
   private startTimer: ReturnType<typeof setTimeout> | undefined;
   private markReady: (workers: string[]) => void = () => {};
-  /** When the thread last exited without being asked to, until a new one is ready. */
+  /** When the thread exited without being asked to, the first time in a series of restarts; undefined once a new thread is ready. */
   private stoppedSince: number | undefined;
   /** The current thread has reported its storage condition (before 'ready': the scheduler's first claim at its start). */
   private healthReported = false;
