@@ -86,10 +86,12 @@ export class WriterThread implements Worker, WriteForwarder {
   private deferred = false;
   private startTimer: ReturnType<typeof setTimeout> | undefined;
   private markReady: (workers: string[]) => void = () => {};
-  /** When the thread exited without being asked to, the first time in a series of restarts; undefined once a new thread is ready. */
+  /**
+   * When the thread exited without being asked to, the first time in a series of restarts; undefined
+   * once a new thread is ready or has reported its own storage condition (before 'ready': the
+   * scheduler's first claim at its start).
+   */
   private stoppedSince: number | undefined;
-  /** The current thread has reported its storage condition (before 'ready': the scheduler's first claim at its start). */
-  private healthReported = false;
   /** Resolves, once the thread has opened its connection, with the background work it runs (class names). */
   ready: Promise<string[]> = new Promise((resolve) => (this.markReady = resolve));
 
@@ -157,7 +159,6 @@ export class WriterThread implements Worker, WriteForwarder {
     const thread = startModuleWorker('writer-thread-worker', import.meta.url, this.data);
     this.thread = thread;
     this.started = false;
-    this.healthReported = false;
     thread.on('message', (m: FromWriter) => this.received(m));
     thread.on('error', (e) => this.hooks.log(`reclib: the writer thread failed: ${e.name}: ${e.message}`));
     thread.on('exit', (code) => {
@@ -275,14 +276,13 @@ export class WriterThread implements Worker, WriteForwarder {
       case 'delivery':
         return this.hooks.delivery(m.report);
       case 'health':
-        this.healthReported = true;
+        this.stoppedSince = undefined;
         return this.hooks.health(m.status);
       case 'ready':
         this.started = true;
         if (this.stoppedSince !== undefined) {
           this.stoppedSince = undefined;
-          // Unless the new thread reported its own condition already (a write of its start failed).
-          if (!this.healthReported) this.hooks.health(undefined);
+          this.hooks.health(undefined);
         }
         return this.markReady(m.workers);
       case 'stopped':

@@ -10,27 +10,13 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { cacheFileName, cacheFolder, writeCache } from '../src/code-cache';
-import { cleanEnv, ensureBundle, ROOT, runCli, startServe } from './helpers/bundle';
+import { cleanEnv, ensureBundle, installCopy, ROOT, runCli, startServe } from './helpers/bundle';
 import { waitFor } from './helpers/wait';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-code-cache-test-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 let n = 0;
 const fresh = () => path.join(tmp, `d${n++}`);
-
-/**
- * An install of its own, which a server can start from (dist/, schema.sql beside it,
- * node_modules), so that its files can be touched without touching dist/: its dist/ folder.
- */
-function installCopy(): string {
-  const install = fresh();
-  const copy = path.join(install, 'dist');
-  ensureBundle();
-  fs.cpSync(path.join(ROOT, 'dist'), copy, { recursive: true, filter: (f) => !f.endsWith('.map') });
-  fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(install, 'schema.sql'));
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(install, 'node_modules'));
-  return copy;
-}
 
 describe('the cache folder', () => {
   it('is made for its user alone (0700) where NODE_COMPILE_CACHE says', () => {
@@ -120,7 +106,7 @@ describe('the bundle with its cache', () => {
     const dir = fresh();
     const env = { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' };
     // A copy of the bundle's files, so that its program can be touched without touching dist/.
-    const copy = installCopy();
+    const copy = installCopy(fresh());
     const bundle = path.join(copy, 'reclib.cjs');
     const program = path.join(copy, 'reclib.program.cjs');
 
@@ -221,7 +207,7 @@ describe('the bundle with its cache', () => {
 
   it('the build leaves one for npm start, written by a server\'s start (main and writer thread): the first start after a build uses it', async () => {
     const dir = fresh();
-    const copy = installCopy();
+    const copy = installCopy(fresh());
     execFileSync(process.execPath, [path.join(ROOT, 'scripts/warm-code-cache.mjs'), copy], { env: cleanEnv({ NODE_COMPILE_CACHE: dir }) });
     // npm start's Node flags, as package.json has them.
     const flags = /^node (.*) dist\/reclib\.cjs serve$/.exec(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start)![1]!.split(' ');

@@ -7,10 +7,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
-import { cliJson, ensureBundle, ROOT, startServe } from '../helpers/bundle';
+import { cliJson, ensureBundle, installCopy, ROOT, startServe } from '../helpers/bundle';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-lazy-programs-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** POSTs one JSON-RPC message to a server's /mcp with `key`: the status and the parsed answer. */
+async function mcp(url: string, key: string, body: unknown) {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as { result?: Record<string, any> } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON-RPC results vary
+}
 
 /** Text found only in each library: a class of zod (which only the SDK uses), a metric of prom-client's default collectors. */
 const MARKS = { 'mcp-sdk.program.cjs': 'ZodError', 'prom-client.program.cjs': 'process_cpu_user_seconds_total' };
@@ -47,22 +57,14 @@ it('a server from the bundle answers MCP and /metrics, and keeps each program\'s
   const key = (await cliJson(['keys', 'create', '--db', db, '--account', account, '--name', 'assistant', '--permissions', 'recordings:read,recordings:create'])).secret as string;
   const server = await startServe(['--host', '127.0.0.1', '--db', db, '--metrics-token', metricsToken], { env: { NODE_COMPILE_CACHE: cache } });
   t.after(() => server.stop('SIGKILL'));
-  const mcp = async (body: unknown) => {
-    const res = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as { result?: Record<string, any> } }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON-RPC results vary
-  };
-  const init = await mcp({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } });
+  const init = await mcp(server.url, key, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } });
   assert.equal(init.status, 200);
   assert.equal(init.json.result?.serverInfo.name, 'reclib');
-  const listed = await mcp({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  const listed = await mcp(server.url, key, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
   assert.deepEqual(listed.json.result?.tools.map((tool: { name: string }) => tool.name), ['search_recordings', 'list_recordings', 'get_recording', 'create_note']);
 
   // create_note writes: on the writer thread, which loads the SDK's program too when the call is forwarded to it.
-  const note = await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_note', arguments: { text: 'from an assistant, through the bundle' } } });
+  const note = await mcp(server.url, key, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_note', arguments: { text: 'from an assistant, through the bundle' } } });
   assert.equal(note.json.result?.structuredContent.recording.transcript, 'from an assistant, through the bundle');
 
   const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
@@ -78,25 +80,15 @@ it('a server from the bundle answers MCP and /metrics, and keeps each program\'s
 });
 
 it('an MCP request while the SDK\'s program cannot be read fails alone: the next one loads it', async (t) => {
-  // A copy of the install, so that its dist/ can lose a file: dist/, schema.sql beside it, node_modules.
-  const install = path.join(dir, 'install');
-  fs.cpSync(path.join(ROOT, 'dist'), path.join(install, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
-  fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(install, 'schema.sql'));
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(install, 'node_modules'));
+  // A copy of the install, so that its dist/ can lose a file.
+  const copy = installCopy(path.join(dir, 'install'));
   const db = path.join(dir, 'retry.db');
   const account = (await cliJson(['accounts', 'create', '--db', db, '--name', 'owner'])).account.id as string;
   const key = (await cliJson(['keys', 'create', '--db', db, '--account', account, '--name', 'assistant', '--permissions', 'recordings:read'])).secret as string;
-  const server = await startServe(['--host', '127.0.0.1', '--db', db], { bundle: path.join(install, 'dist/reclib.cjs'), env: { NODE_COMPILE_CACHE: path.join(dir, 'code-cache-retry') } });
+  const server = await startServe(['--host', '127.0.0.1', '--db', db], { bundle: path.join(copy, 'reclib.cjs'), env: { NODE_COMPILE_CACHE: path.join(dir, 'code-cache-retry') } });
   t.after(() => server.stop('SIGKILL'));
-  const list = async () =>
-    (
-      await fetch(`${server.url}/mcp`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      })
-    ).status;
-  const program = path.join(install, 'dist/mcp-sdk.program.cjs');
+  const list = async () => (await mcp(server.url, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status;
+  const program = path.join(copy, 'mcp-sdk.program.cjs');
   fs.renameSync(program, `${program}.away`);
   assert.equal(await list(), 500);
   fs.renameSync(`${program}.away`, program);

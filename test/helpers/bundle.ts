@@ -125,3 +125,17 @@ export async function hintCommands(server: ServeProcess): Promise<string[]> {
     .filter((l) => /^ {2}\S/.test(l))
     .map((l) => l.trim());
 }
+
+/**
+ * An install of its own in `install` (made if missing), which a server can start from (dist/,
+ * schema.sql beside it, node_modules), so that its files can be touched without touching dist/:
+ * its dist/ folder.
+ */
+export function installCopy(install: string): string {
+  const copy = path.join(install, 'dist');
+  ensureBundle();
+  fs.cpSync(path.join(ROOT, 'dist'), copy, { recursive: true, filter: (f) => !f.endsWith('.map') });
+  fs.copyFileSync(path.join(ROOT, 'schema.sql'), path.join(install, 'schema.sql'));
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(install, 'node_modules'));
+  return copy;
+}
