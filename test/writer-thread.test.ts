@@ -259,6 +259,28 @@ describe('writes on the writer thread', () => {
     assert.deepEqual(logged, [], 'no "writes work again" while they do not');
   });
 
+  it('a full disk the writer thread reports stays on /healthz through a write of the main thread\'s own, until that thread says writes work', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account(); // not used yet: its first use is written on the main thread (key-uses.ts)
+    const thread = s.server.writerThread!;
+    await thread.ready;
+    const internals = thread as unknown as { received(m: FromWriter): void };
+    const logged: string[] = [];
+    const health = s.server.services.core.writer.health;
+    const log = health.log;
+    health.log = (line) => logged.push(line);
+    t.after(() => (health.log = log));
+    const since = Date.now();
+    internals.received({ type: 'health', status: { failing: 'disk_full', since } });
+    const failing = { status: 'ok', writes: 'failing', writeError: 'disk_full', failingSince: since };
+    assert.equal((await fetch(`${s.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+    assert.ok(s.server.services.auth.keyUses.flush(), 'the key\'s use was written on the main thread');
+    assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), failing, 'the writer thread\'s disk is still full as far as anyone knows');
+    assert.deepEqual(logged, [], 'no "writes work again" from the main thread');
+    internals.received({ type: 'health', status: undefined });
+    assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { status: 'ok' });
+  });
+
   it('a restarted thread\'s storage condition reported before it is ready stays on /healthz', async (t) => {
     const s = await serveInProcess(t);
     const thread = s.server.writerThread!;

@@ -36,7 +36,10 @@ export interface WriteHealthStatus {
 }
 
 export class WriteHealth {
-  private current: WriteHealthStatus | undefined;
+  /** The condition of this connection's own writes. */
+  private own: WriteHealthStatus | undefined;
+  /** The writer thread's, on `reclib serve`'s main thread (mirror); only that thread ends it. */
+  private mirrored: WriteHealthStatus | undefined;
   private readonly listeners: Array<(status: WriteHealthStatus | undefined) => void> = [];
 
   constructor(
@@ -44,9 +47,12 @@ export class WriteHealth {
     public log: (line: string) => void = (line) => console.error(line),
   ) {}
 
-  /** Undefined while writes work. */
+  /**
+   * Undefined while writes work. The writer thread's condition comes first: it writes every
+   * request's changes, the main thread's own connection only a key's last use (key-uses.ts).
+   */
   get status(): WriteHealthStatus | undefined {
-    return this.current;
+    return this.mirrored ?? this.own;
   }
 
   /**
@@ -56,8 +62,8 @@ export class WriteHealth {
   refused(err: unknown): unknown {
     const failure = writeFailureOf(err);
     if (!failure) return err;
-    if (this.current?.failing !== failure) {
-      this.current = { failing: failure, since: Date.now() };
+    if (this.own?.failing !== failure) {
+      this.own = { failing: failure, since: Date.now() };
       this.changed();
       const code = (err as { code: string }).code;
       this.log(`reclib: writes are failing: ${WHAT[failure]} (${code}); answering 503 with Retry-After: ${WRITE_RETRY_AFTER_S} until a write succeeds; reads keep working`);
@@ -70,14 +76,14 @@ export class WriteHealth {
   }
 
   /**
-   * A write committed: an episode, if any, is over, but for `writer_stopped`, which only the writer
-   * thread's return ends (mirror): a write of the main thread's own connection (a key's last use,
-   * key-uses.ts) says nothing about that thread.
+   * A write of this connection committed: its episode, if any, is over. A mirrored condition stays:
+   * a write of the main thread's own connection says nothing about the writer thread's (a full
+   * disk there, or the thread itself stopped), which only that thread's next report ends (mirror).
    */
   succeeded(): void {
-    if (this.current === undefined || this.current.failing === 'writer_stopped') return;
-    const seconds = Math.round((Date.now() - this.current.since) / 1000);
-    this.current = undefined;
+    if (this.own === undefined) return;
+    const seconds = Math.round((Date.now() - this.own.since) / 1000);
+    this.own = undefined;
     this.changed();
     this.log(`reclib: writes work again (they failed for ${seconds} s)`);
   }
@@ -92,10 +98,10 @@ export class WriteHealth {
    * the main thread reports it; logged there, not again here.
    */
   mirror(status: WriteHealthStatus | undefined): void {
-    this.current = status;
+    this.mirrored = status;
   }
 
   private changed(): void {
-    for (const listener of this.listeners) listener(this.current);
+    for (const listener of this.listeners) listener(this.own);
   }
 }
