@@ -5,6 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { DEFAULT_DB, type Config } from './config';
 import { READER_CACHE_SIZE } from './db/open';
+import { holdServeLock, type ServeLock } from './db/serve-lock';
 import { createApp } from './http/app';
 import { gracefulClose } from './http/graceful-close';
 import { directRoutes } from './http/direct-routes';
@@ -87,6 +88,17 @@ export const inContainer = (env: NodeJS.ProcessEnv = process.env): boolean =>
  */
 export async function startServer(config: Config, log: (lines: string) => void = console.log): Promise<RunningServer> {
   const logger = createLogger(config.logFormat, (chunk) => log(chunk.replace(/\n$/, '')));
+  // One server per database file (src/db/serve-lock.ts): a second one stops here, before it listens.
+  const lock = holdServeLock(config.db);
+  try {
+    return await serve(config, logger, lock);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+async function serve(config: Config, logger: Logger, lock: ServeLock): Promise<RunningServer> {
   // Before listening: from the listen callback to the app nothing may yield (see below).
   const buildMetrics = await loadMetrics(config);
   // The port is bound before the services are built, so the URL is known (with --port 0, the port
@@ -161,6 +173,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
     else w.start();
   }
   startupLines(logger, resolved, url, firstRunHint(services, config), publicUrlSet);
+  if (lock.unavailable) logger.log('warn', `serving without the lock that refuses a second reclib serve on this database (${lock.unavailable})`);
   logger.flush();
 
   let closing: Promise<void> | undefined;
@@ -186,6 +199,7 @@ export async function startServer(config: Config, log: (lines: string) => void =
         // Busy (another process, e.g. the CLI, reads or writes): closing checkpoints what it can.
       }
       db.close();
+      lock.release();
       logger.log('info', 'reclib stopped');
       logger.flush();
     })());

@@ -114,3 +114,49 @@ describe('the first-run hint names where to open the web app', () => {
     assert.match(everywhere.lines().join('\n'), /^To sign in to the web app too, give the account a password:$/m);
   });
 });
+
+describe('one server per database file', () => {
+  it('a second startServer on the same file is refused before it listens, naming the file; once the first has closed, a new one starts', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-serve-lock-'));
+    const db = path.join(dir, 'reclib.db');
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const first = await startServer(testConfig({ db, port: 0 }), () => {});
+    const lines: string[] = [];
+    await assert.rejects(startServer(testConfig({ db, port: 0 }), (l) => lines.push(l)), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'RECLIB_SERVE_LOCKED');
+      assert.match(e.message, new RegExp(`another reclib serve is serving ${db.replaceAll(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      return true;
+    });
+    assert.deepEqual(lines, [], 'no start-up line: it never listened');
+    assert.equal((await fetch(`${first.url}/healthz`)).status, 200, 'the first goes on serving');
+    // Another database in the same folder is another lock.
+    const other = await startServer(testConfig({ db: path.join(dir, 'other.db'), port: 0 }), () => {});
+    await other.close();
+    await first.close();
+    const next = await startServer(testConfig({ db, port: 0 }), () => {});
+    assert.equal((await fetch(`${next.url}/healthz`)).status, 200);
+    await next.close();
+    assert.equal(fs.statSync(`${db}.serve-lock`).mode & 0o777, 0o600, 'the lock file is private like the database');
+  });
+});
+
+describe('the serve lock on a folder that refuses new files', () => {
+  it('the server runs without the lock and says so in a warning (a database on a read-only folder is served, its writes refused)', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-serve-lock-ro-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const openSync = fs.openSync;
+    t.mock.method(fs, 'openSync', (file: fs.PathLike, ...rest: unknown[]) => {
+      if (String(file).endsWith('.serve-lock')) throw Object.assign(new Error(`EROFS: read-only file system, open '${String(file)}'`), { code: 'EROFS' });
+      return (openSync as (...a: unknown[]) => number)(file, ...rest);
+    });
+    const lines: string[] = [];
+    const server = await startServer(testConfig({ db: path.join(dir, 'reclib.db'), port: 0 }), (l) => lines.push(...l.split('\n')));
+    t.after(() => server.close());
+    server.logger.flush();
+    assert.ok(
+      lines.some((l) => /^warn: serving without the lock that refuses a second reclib serve on this database \(.*reclib\.db\.serve-lock: EROFS/.test(l)),
+      lines.join('\n'),
+    );
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  });
+});

@@ -57,6 +57,10 @@ export function registerServe(program: Command): void {
           process.stderr.write(`reclib: cannot listen: ${err.message}\n`);
           process.exit(1);
         }
+        if (err.code === 'RECLIB_SERVE_LOCKED') {
+          process.stderr.write(`reclib: cannot serve: ${err.message}\n`);
+          process.exit(1);
+        }
         // A host that names no address of this machine is a setting to fix, like a bad port: exit 2.
         // (EAI_AGAIN, a name server not answering yet at boot, is not: it exits 1 as before.)
         if (err.code === 'ENOTFOUND' || err.code === 'EADDRNOTAVAIL') {
