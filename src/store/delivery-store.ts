@@ -1,6 +1,7 @@
 // SQL for the delivery outbox and its attempt log. Every method expects to run inside
 // Writer.write() when it writes; the scheduler and the outbox own the transactions.
 import type { Db } from '../db/open';
+import { limitTo } from './bound-limit';
 
 /** A delivery row's states; the waiting states of capture rules live in capture_evaluations. */
 export const DELIVERY_STATUSES = ['queued', 'delivered', 'failed', 'disabled'] as const;
@@ -90,7 +91,7 @@ export class DeliveryStore {
          FROM deliveries d
          LEFT JOIN events e ON d.kind = 'event' AND e.seq = CAST(d.event_id AS INTEGER)
          WHERE d.webhook_id = @webhook AND (d.created_at, d.rowid) < (@createdAt, @seq)
-         ORDER BY d.created_at DESC, d.rowid DESC LIMIT @limit`,
+         ORDER BY d.created_at DESC, d.rowid DESC ${limitTo('@limit')}`,
       ),
       byIdempotencyKey: db.prepare<[string, string], DeliveryRow>(
         'SELECT * FROM deliveries WHERE account_id = ? AND idempotency_key = ?',

@@ -1,5 +1,6 @@
 // SQL for the event feed: seq > cursor ORDER BY seq LIMIT n.
 import type { Db } from '../db/open';
+import { limitTo } from './bound-limit';
 
 export interface EventRow {
   seq: number;
@@ -19,7 +20,7 @@ export class EventStore {
         'INSERT INTO events (account_id, type, recording_id, revision, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
       ),
       page: db.prepare<[string, number, number], EventRow>(
-        'SELECT * FROM events WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+        `SELECT * FROM events WHERE account_id = ? AND seq > ? ORDER BY seq ${limitTo('?')}`,
       ),
       last: db.prepare<[], number | null>('SELECT max(seq) FROM events').pluck(),
       // The event was usually emitted in the very transaction that asks, so walking the account's

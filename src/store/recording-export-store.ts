@@ -3,6 +3,7 @@
 // whether an exported file's recording is still live.
 import type { Db } from '../db/open';
 import type { RecordingRow } from './recording-row';
+import { limitTo } from './bound-limit';
 
 export class RecordingExportStore {
   private readonly s;
@@ -11,7 +12,7 @@ export class RecordingExportStore {
     this.s = {
       // recordings_account (account_id) WHERE deleted_at IS NULL ends in pos = -seq: each page is an index range.
       page: db.prepare<[string, number, number], RecordingRow>(
-        'SELECT * FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND pos < -? ORDER BY pos DESC LIMIT ?',
+        `SELECT * FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND pos < -? ORDER BY pos DESC ${limitTo('?')}`,
       ),
       count: db.prepare<[string], number>('SELECT count(*) FROM recordings WHERE account_id = ? AND deleted_at IS NULL').pluck(),
       live: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ? AND deleted_at IS NULL'),

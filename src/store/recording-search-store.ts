@@ -9,6 +9,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open';
 import type { RecordingRow } from './recording-row';
+import { limitTo } from './bound-limit';
 
 export interface ListQuery {
   accountId: string;
@@ -61,7 +62,7 @@ export class RecordingSearchStore {
     return (
       `SELECT ${columns} FROM recordings WHERE account_id = @accountId AND deleted_at IS NULL` +
       filters +
-      ' AND pos BETWEEN -@hi AND -@lo ORDER BY pos DESC LIMIT @limit'
+      ` AND pos BETWEEN -@hi AND -@lo ORDER BY pos DESC ${limitTo('@limit')}`
     );
   }
 
@@ -93,7 +94,7 @@ export class RecordingSearchStore {
   /** The SQL of candidates() (exported for the query-plan tests). */
   static readonly CANDIDATES_SQL =
     'SELECT r.* FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid' +
-    ' WHERE recordings_fts MATCH @match AND recordings_fts.rowid BETWEEN @lo AND @hi ORDER BY recordings_fts.rowid LIMIT @limit';
+    ` WHERE recordings_fts MATCH @match AND recordings_fts.rowid BETWEEN @lo AND @hi ORDER BY recordings_fts.rowid ${limitTo('@limit')}`;
 
   /**
    * Every row the FTS5 expression returns with seq in lo..hi, in seq order, at most `limit`, read

@@ -1,6 +1,7 @@
 // SQL for recording_terms: the word forms the FTS index has seen (see schema.sql).
 import type { Db } from '../db/open';
 import { ftsQuote } from './fts-quote';
+import { limitTo } from './bound-limit';
 
 /** A bound above every string that starts with `prefix` (U+10FFFF is the largest code point). */
 export const after = (prefix: string): string => `${prefix}\u{10FFFF}\u{10FFFF}`;
@@ -19,10 +20,10 @@ export class SearchTermStore {
       probe: db.prepare<[string]>('SELECT 1 FROM recordings_fts WHERE recordings_fts MATCH ? AND rowid = 0'),
       // Live rows that have every token of a word FTS5 splits (see stillHas()).
       texts: db.prepare<[string, number], { title: string; transcript: string }>(
-        'SELECT r.title, r.transcript FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid WHERE recordings_fts MATCH ? LIMIT ?',
+        `SELECT r.title, r.transcript FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid WHERE recordings_fts MATCH ? ${limitTo('?')}`,
       ),
       range: db.prepare<[string, string, number], { term: string }>(
-        'SELECT term FROM recording_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?',
+        `SELECT term FROM recording_terms WHERE term >= ? AND term < ? ORDER BY term ${limitTo('?')}`,
       ),
     };
   }
