@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { testConfig } from '../src/config';
+import { serveLockFile } from '../src/db/serve-lock';
 import { cliCommand, inContainer, shellWord, startServer } from '../src/server';
 import { fetchUrl } from '../src/services/text-payload';
 import { serveInProcess } from './helpers/in-process-server';
@@ -137,6 +138,33 @@ describe('one server per database file', () => {
     assert.equal((await fetch(`${next.url}/healthz`)).status, 200);
     await next.close();
     assert.equal(fs.statSync(`${db}.serve-lock`).mode & 0o777, 0o600, 'the lock file is private like the database');
+  });
+});
+
+describe('the serve lock of a database reached through a symlink', () => {
+  it('is the lock of the file the symlink names: a server on the link is refused while one serves the file, and the other way round', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-serve-lock-link-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(dir, 'data'));
+    fs.mkdirSync(path.join(dir, 'elsewhere'));
+    const db = path.join(dir, 'data', 'reclib.db');
+    const link = path.join(dir, 'elsewhere', 'library.db');
+    // SQLite follows the link: both names open one database, with one -wal beside the file.
+    const first = await startServer(testConfig({ db, port: 0 }), () => {});
+    fs.symlinkSync(path.relative(path.dirname(link), db), link);
+    const refused = (e: Error & { code?: string }) => e.code === 'RECLIB_SERVE_LOCKED';
+    await assert.rejects(startServer(testConfig({ db: link, port: 0 }), () => {}), refused);
+    await first.close();
+    const viaLink = await startServer(testConfig({ db: link, port: 0 }), () => {});
+    await assert.rejects(startServer(testConfig({ db, port: 0 }), () => {}), refused);
+    await viaLink.close();
+    assert.ok(!fs.existsSync(`${link}.serve-lock`), 'the lock file is beside the database file, not beside the link');
+    // A link to a database not created yet names the file SQLite will create (relative to the link's real folder).
+    const later = path.join(dir, 'data', 'later.db');
+    fs.symlinkSync('../data/later.db', path.join(dir, 'elsewhere', 'later.db'));
+    fs.mkdirSync(path.join(dir, 'deep'));
+    fs.symlinkSync('../elsewhere', path.join(dir, 'deep', 'via'));
+    assert.equal(serveLockFile(path.join(dir, 'deep', 'via', 'later.db')), `${fs.realpathSync(path.dirname(later))}/later.db.serve-lock`);
   });
 });
 

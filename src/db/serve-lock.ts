@@ -15,7 +15,40 @@ import path from 'node:path';
 import { createPrivateFile, makePrivateDir, pathProblem } from '../files/private-files';
 import { openSqlite } from './sqlite';
 
-export const serveLockFile = (db: string): string => `${path.resolve(db)}.serve-lock`;
+/**
+ * The lock file of database `db`: beside the database file itself. A `--db` that is a symlink (or a
+ * chain of them) names the file it points to, as it does for SQLite, which opens the target and puts
+ * its -wal and -shm beside it: otherwise a server started through the link and one started through
+ * the file would hold two different locks on one database. (A hard link, another name of the same
+ * file, is not seen: it cannot be told from a path.)
+ */
+export function serveLockFile(db: string): string {
+  let file = path.resolve(db);
+  try {
+    return `${fs.realpathSync(file)}.serve-lock`;
+  } catch {
+    // Not there yet; or a link to a file not there yet (SQLite creates the target): followed by hand.
+  }
+  for (let hops = 0; hops < 100; hops++) {
+    let target: string;
+    try {
+      target = fs.readlinkSync(file);
+    } catch {
+      break; // not a symlink
+    }
+    // Relative to the folder the link is really in (a `..` in it goes up from there).
+    file = path.resolve(realFolder(path.dirname(file)), target);
+  }
+  return `${file}.serve-lock`;
+}
+
+function realFolder(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
 
 /** Thrown when another process (or another server in this one) serves the database. */
 export class ServeLockedError extends Error {
