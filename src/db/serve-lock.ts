@@ -4,8 +4,8 @@
 // holds a lock for as long as it runs, and a second one is refused at its start, before it listens.
 //
 // The lock is SQLite's own on a small companion file, FILE.serve-lock (an empty SQLite database,
-// mode 0600): opened with locking_mode=EXCLUSIVE and no busy timeout, an exclusive transaction takes
-// the file's exclusive lock and the connection keeps it until it is closed. These are POSIX record
+// mode 0600): opened with locking_mode=EXCLUSIVE, an exclusive transaction takes the file's
+// exclusive lock and the connection keeps it until it is closed. These are POSIX record
 // locks, which the kernel drops when the process ends however it ends, so after a `kill -9` the next
 // start goes ahead: no pid file to go stale, no port guessing (src/db/restore.ts locks the database
 // itself the same way). The database file is not used for this because every connection to it
@@ -50,6 +50,9 @@ function realFolder(dir: string): string {
   }
 }
 
+/** How long a start waits for the lock before it is refused (see holdServeLock). */
+const LOCK_WAIT_MS = 250;
+
 /** Thrown when another process (or another server in this one) serves the database. */
 export class ServeLockedError extends Error {
   readonly code = 'RECLIB_SERVE_LOCKED';
@@ -79,7 +82,11 @@ export function holdServeLock(db: string): ServeLock {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    conn = openSqlite(file, { timeout: 0 });
+    // A short busy timeout, not none: two servers starting at the same instant both read the file
+    // (a shared lock each) before asking for the exclusive one, and with no wait each could be
+    // refused because of the other; with one, SQLite fails one of them at once and the other waits
+    // for it to let go. A server that holds the lock holds it for good, so the wait ends in a refusal.
+    conn = openSqlite(file, { timeout: LOCK_WAIT_MS });
     conn.pragma('locking_mode = EXCLUSIVE');
     conn.exec('BEGIN EXCLUSIVE; COMMIT');
   } catch (e) {
