@@ -122,6 +122,7 @@ describe('one server per database file', () => {
     const db = path.join(dir, 'reclib.db');
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const first = await startServer(testConfig({ db, port: 0 }), () => {});
+    t.after(() => first.close()); // close() is idempotent: also when an assertion fails midway
     const lines: string[] = [];
     await assert.rejects(startServer(testConfig({ db, port: 0 }), (l) => lines.push(l)), (e: Error & { code?: string }) => {
       assert.equal(e.code, 'RECLIB_SERVE_LOCKED');
@@ -135,6 +136,7 @@ describe('one server per database file', () => {
     await other.close();
     await first.close();
     const next = await startServer(testConfig({ db, port: 0 }), () => {});
+    t.after(() => next.close());
     assert.equal((await fetch(`${next.url}/healthz`)).status, 200);
     await next.close();
     assert.equal(fs.statSync(`${db}.serve-lock`).mode & 0o777, 0o600, 'the lock file is private like the database');
@@ -151,11 +153,13 @@ describe('the serve lock of a database reached through a symlink', () => {
     const link = path.join(dir, 'elsewhere', 'library.db');
     // SQLite follows the link: both names open one database, with one -wal beside the file.
     const first = await startServer(testConfig({ db, port: 0 }), () => {});
+    t.after(() => first.close());
     fs.symlinkSync(path.relative(path.dirname(link), db), link);
     const refused = (e: Error & { code?: string }) => e.code === 'RECLIB_SERVE_LOCKED';
     await assert.rejects(startServer(testConfig({ db: link, port: 0 }), () => {}), refused);
     await first.close();
     const viaLink = await startServer(testConfig({ db: link, port: 0 }), () => {});
+    t.after(() => viaLink.close());
     await assert.rejects(startServer(testConfig({ db, port: 0 }), () => {}), refused);
     await viaLink.close();
     assert.ok(!fs.existsSync(`${link}.serve-lock`), 'the lock file is beside the database file, not beside the link');
