@@ -1,7 +1,7 @@
 // The writer thread (src/writer-thread.ts): on `reclib serve`, writes are answered by a thread of
 // their own, so a write that waits or works long does not hold up what the main thread answers.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { openSqlite } from '../src/db/sqlite';
 import { PERMISSIONS, type Principal } from '../src/permissions';
 import type { FromWriter } from '../src/writer-thread';
@@ -241,9 +241,14 @@ describe('writes on the writer thread', () => {
     assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { status: 'ok' });
   });
 
-  it('while the thread is down, a write of the main thread\'s own (a key\'s last use) does not clear /healthz\'s writer_stopped', async (t) => {
+  /**
+   * A server whose writer thread is ready, with the main thread's "writes work again" lines
+   * captured, and a key not used yet: its first use is written on the main thread (key-uses.ts).
+   * `useKey` uses it and checks that the write happened.
+   */
+  async function mainThreadWrite(t: TestContext) {
     const s = await serveInProcess(t);
-    const { key } = s.account(); // not used yet: its first use is written on the main thread (key-uses.ts)
+    const { key } = s.account();
     const thread = s.server.writerThread!;
     await thread.ready;
     const logged: string[] = [];
@@ -251,34 +256,33 @@ describe('writes on the writer thread', () => {
     const log = health.log;
     health.log = (line) => logged.push(line);
     t.after(() => (health.log = log));
-    await (thread as unknown as { thread: { terminate(): Promise<number> } }).thread.terminate();
-    assert.equal((await fetch(`${s.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
-    assert.ok(s.server.services.auth.keyUses.flush(), 'the key\'s use was written on the main thread');
-    const down = (await (await fetch(`${s.url}/healthz`)).json()) as { writeError?: string };
+    const useKey = async () => {
+      assert.equal((await fetch(`${s.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+      assert.ok(s.server.services.auth.keyUses.flush(), 'the key\'s use was written on the main thread');
+    };
+    const healthz = async () => (await fetch(`${s.url}/healthz`)).json();
+    return { s, internals: thread as unknown as { thread: { terminate(): Promise<number> }; received(m: FromWriter): void }, logged, useKey, healthz };
+  }
+
+  it('while the thread is down, a write of the main thread\'s own (a key\'s last use) does not clear /healthz\'s writer_stopped', async (t) => {
+    const { internals, logged, useKey, healthz } = await mainThreadWrite(t);
+    await internals.thread.terminate();
+    await useKey();
+    const down = (await healthz()) as { writeError?: string };
     assert.equal(down.writeError, 'writer_stopped', 'the writer thread is still down');
     assert.deepEqual(logged, [], 'no "writes work again" while they do not');
   });
 
   it('a full disk the writer thread reports stays on /healthz through a write of the main thread\'s own, until that thread says writes work', async (t) => {
-    const s = await serveInProcess(t);
-    const { key } = s.account(); // not used yet: its first use is written on the main thread (key-uses.ts)
-    const thread = s.server.writerThread!;
-    await thread.ready;
-    const internals = thread as unknown as { received(m: FromWriter): void };
-    const logged: string[] = [];
-    const health = s.server.services.core.writer.health;
-    const log = health.log;
-    health.log = (line) => logged.push(line);
-    t.after(() => (health.log = log));
+    const { internals, logged, useKey, healthz } = await mainThreadWrite(t);
     const since = Date.now();
     internals.received({ type: 'health', status: { failing: 'disk_full', since } });
     const failing = { status: 'ok', writes: 'failing', writeError: 'disk_full', failingSince: since };
-    assert.equal((await fetch(`${s.url}/api/v2/recordings`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
-    assert.ok(s.server.services.auth.keyUses.flush(), 'the key\'s use was written on the main thread');
-    assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), failing, 'the writer thread\'s disk is still full as far as anyone knows');
+    await useKey();
+    assert.deepEqual(await healthz(), failing, 'the writer thread\'s disk is still full as far as anyone knows');
     assert.deepEqual(logged, [], 'no "writes work again" from the main thread');
     internals.received({ type: 'health', status: undefined });
-    assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { status: 'ok' });
+    assert.deepEqual(await healthz(), { status: 'ok' });
   });
 
   it('a restarted thread\'s storage condition reported before it is ready stays on /healthz', async (t) => {

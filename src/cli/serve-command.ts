@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ConfigError, DEFAULT_DB, loadConfig, type ConfigFlags } from '../config';
 import { firstRunHint, startServer } from '../server';
-import { fail, print } from './output';
+import { fail, print, report } from './output';
 import { keepServing, writable } from './output-errors';
 
 export function registerServe(program: Command): void {
@@ -57,10 +57,8 @@ export function registerServe(program: Command): void {
           process.stderr.write(`reclib: cannot listen: ${err.message}\n`);
           process.exit(1);
         }
-        if (err.code === 'RECLIB_SERVE_LOCKED') {
-          process.stderr.write(`reclib: cannot serve: ${err.message}\n`);
-          process.exit(1);
-        }
+        // Text as before; with --json the error object (report), code as restore's for the same cause.
+        if (err.code === 'RECLIB_SERVE_LOCKED') report('database_in_use', `cannot serve: ${err.message}`, 1);
         // A host that names no address of this machine is a setting to fix, like a bad port: exit 2.
         // (EAI_AGAIN, a name server not answering yet at boot, is not: it exits 1 as before.)
         if (err.code === 'ENOTFOUND' || err.code === 'EADDRNOTAVAIL') {

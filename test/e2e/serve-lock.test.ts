@@ -19,6 +19,13 @@ describe('reclib serve: one server per database file', () => {
     assert.equal(second.code, 1, second.stderr);
     assert.equal(second.stdout, '', 'it never listened');
     assert.match(second.stderr, /^reclib: cannot serve: another reclib serve is serving .*reclib\.db .*run one server per database file/);
+    // With --json, the error object every command prints (CONTRACT §12).
+    const asJson = await runCli(['serve', '--db', db, '--port', '0', '--json']);
+    assert.equal(asJson.code, 1);
+    assert.equal(asJson.stdout, '');
+    const { error } = JSON.parse(asJson.stderr) as { error: { code: string; message: string } };
+    assert.equal(error.code, 'database_in_use');
+    assert.match(error.message, /^cannot serve: another reclib serve is serving .*reclib\.db/);
     // The admin CLI is not a server: it works on the file while the server runs.
     const created = await cliJson(['accounts', 'create', '--db', db, '--name', 'me']);
     assert.match(created.account.id, /^acc_/);
