@@ -1,6 +1,7 @@
 // SQL for the event feed: seq > cursor ORDER BY seq LIMIT n.
 import type { Db } from '../db/open';
 import { limitTo } from './bound-limit';
+import { objectRows } from './object-rows';
 
 export interface EventRow {
   seq: number;
@@ -19,8 +20,9 @@ export class EventStore {
       insert: db.prepare<[string, string, string, number, number], EventRow>(
         'INSERT INTO events (account_id, type, recording_id, revision, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
       ),
-      page: db.prepare<[string, number, number], EventRow>(
-        `SELECT * FROM events WHERE account_id = ? AND seq > ? ORDER BY seq ${limitTo('?')}`,
+      // A page is up to 1,000 rows (object-rows.ts says why they are read so).
+      page: objectRows(
+        db.prepare<[string, number, number], EventRow>(`SELECT * FROM events WHERE account_id = ? AND seq > ? ORDER BY seq ${limitTo('?')}`),
       ),
       last: db.prepare<[], number | null>('SELECT max(seq) FROM events').pluck(),
       // The event was usually emitted in the very transaction that asks, so walking the account's

@@ -4,15 +4,19 @@
 import type { Db } from '../db/open';
 import type { RecordingRow } from './recording-row';
 import { limitTo } from './bound-limit';
+import { objectRows } from './object-rows';
 
 export class RecordingExportStore {
   private readonly s;
 
   constructor(db: Db) {
     this.s = {
-      // recordings_account (account_id) WHERE deleted_at IS NULL ends in pos = -seq: each page is an index range.
-      page: db.prepare<[string, number, number], RecordingRow>(
-        `SELECT * FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND pos < -? ORDER BY pos DESC ${limitTo('?')}`,
+      // recordings_account (account_id) WHERE deleted_at IS NULL ends in pos = -seq: each page is an
+      // index range, of 500 rows read through objectRows() (object-rows.ts says why).
+      page: objectRows(
+        db.prepare<[string, number, number], RecordingRow>(
+          `SELECT * FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND pos < -? ORDER BY pos DESC ${limitTo('?')}`,
+        ),
       ),
       count: db.prepare<[string], number>('SELECT count(*) FROM recordings WHERE account_id = ? AND deleted_at IS NULL').pluck(),
       live: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ? AND deleted_at IS NULL'),

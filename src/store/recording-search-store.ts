@@ -6,10 +6,10 @@
 // hit to its row (candidates()). Neither sorts, so a page costs the same at 1,000 or 1,000,000
 // matches. The search applies no other condition in SQL, so that each step of the walk returns
 // after one index entry and the caller can stop it (recording-search.ts).
-import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open';
 import type { RecordingRow } from './recording-row';
 import { limitTo } from './bound-limit';
+import { objectRows, type ObjectRows } from './object-rows';
 
 export interface ListQuery {
   accountId: string;
@@ -46,14 +46,15 @@ export interface RowSize {
 const TEXT_BYTES = 'octet_length(title) + octet_length(transcript) + octet_length(summary) + octet_length(audio)';
 
 export class RecordingSearchStore {
-  private readonly cache = new Map<string, Statement<[Params], RecordingRow>>();
-  private readonly sizeCache = new Map<string, Statement<[Params], RowSize>>();
-  private candidatesStmt: Statement<[Params], RecordingRow> | undefined;
-  private scanStmt: Statement<[Params], RecordingRow> | undefined;
+  // Rows are read through objectRows(): a page or a search reads tens of rows of 26 columns.
+  private readonly cache = new Map<string, ObjectRows<[Params], RecordingRow>>();
+  private readonly sizeCache = new Map<string, ObjectRows<[Params], RowSize>>();
+  private candidatesStmt: ObjectRows<[Params], RecordingRow> | undefined;
+  private scanStmt: ObjectRows<[Params], RecordingRow> | undefined;
   private readonly rowStmt;
 
   constructor(private readonly db: Db) {
-    this.rowStmt = db.prepare<[number, string], RecordingRow>(RecordingSearchStore.ROW_SQL);
+    this.rowStmt = objectRows(db.prepare<[number, string], RecordingRow>(RecordingSearchStore.ROW_SQL));
   }
 
   /** The SQL of one shape of a plain listing (exported for the query-plan tests). */
@@ -80,7 +81,7 @@ export class RecordingSearchStore {
     const key = RecordingSearchStore.shapeKey(shape);
     let stmt = this.sizeCache.get(key);
     if (!stmt) {
-      stmt = this.db.prepare<[Params], RowSize>(RecordingSearchStore.sizesSql(shape));
+      stmt = objectRows(this.db.prepare<[Params], RowSize>(RecordingSearchStore.sizesSql(shape)));
       this.sizeCache.set(key, stmt);
     }
     return stmt.all(RecordingSearchStore.params(q));
@@ -102,7 +103,7 @@ export class RecordingSearchStore {
    * one step walk the index until it found one. Run nothing else on the connection while iterating.
    */
   candidates(match: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
-    this.candidatesStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.CANDIDATES_SQL);
+    this.candidatesStmt ??= objectRows(this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.CANDIDATES_SQL));
     return this.candidatesStmt.iterate({ match, lo, hi, limit });
   }
 
@@ -112,7 +113,7 @@ export class RecordingSearchStore {
    * while iterating.
    */
   scan(accountId: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
-    this.scanStmt ??= this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.sql({}));
+    this.scanStmt ??= objectRows(this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.sql({})));
     return this.scanStmt.iterate({ accountId, lo, hi, limit });
   }
 
@@ -125,7 +126,7 @@ export class RecordingSearchStore {
     const key = RecordingSearchStore.shapeKey(shape);
     let stmt = this.cache.get(key);
     if (!stmt) {
-      stmt = this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.sql(shape));
+      stmt = objectRows(this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.sql(shape)));
       this.cache.set(key, stmt);
     }
     const rows: RecordingRow[] = [];
