@@ -12,6 +12,9 @@ export interface EventRow {
   created_at: number;
 }
 
+/** The columns of an EventRow, named for objectRows() (object-rows.ts says why). */
+export const EVENT_COLUMNS = 'seq, account_id, type, recording_id, revision, created_at';
+
 export class EventStore {
   private readonly s;
 
@@ -22,7 +25,9 @@ export class EventStore {
       ),
       // A page is up to 1,000 rows (object-rows.ts says why they are read so).
       page: objectRows(
-        db.prepare<[string, number, number], EventRow>(`SELECT * FROM events WHERE account_id = ? AND seq > ? ORDER BY seq ${limitTo('?')}`),
+        db.prepare<[string, number, number], EventRow>(
+          `SELECT ${EVENT_COLUMNS} FROM events WHERE account_id = ? AND seq > ? ORDER BY seq ${limitTo('?')}`,
+        ),
       ),
       last: db.prepare<[], number | null>('SELECT max(seq) FROM events').pluck(),
       // The event was usually emitted in the very transaction that asks, so walking the account's

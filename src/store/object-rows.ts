@@ -1,15 +1,25 @@
-// Rows as plain objects, built in JavaScript from better-sqlite3's raw arrays.
+// Rows as plain objects, built in JavaScript from better-sqlite3's raw arrays, on its classic
+// build (12.x, Node 20: db/sqlite.ts).
 //
-// better-sqlite3 builds each row object in C++, one v8::Object::Set per column, which V8 runs on
-// its slow path (a lookup of the next map transition per property, outside the JIT). A recording
-// has 26 columns, and a search page or a listing reads 50 or more rows: in a `perf` of the
-// server's main thread answering common-word searches at 1,000,000 recordings, turning rows into
-// objects (Data::GetFlatRowJS) was 33% of its samples, half of it in Object::Set. Read as arrays
-// (raw mode: one v8::Array of the values) and copied into an object literal of fixed shape, which
-// V8 compiles to a map it already knows, 51 rows of the search's candidates took 230 µs instead
-// of 375 µs (bench/results-notes.md, 2026-11-28). The objects are the same: one own enumerable
-// property per column, in the columns' order, a later column of the same name winning.
+// better-sqlite3 12.x builds each row object in C++, one v8::Object::Set per column, which V8 runs
+// on its slow path (a lookup of the next map transition per property, outside the JIT). A
+// recording has 26 columns, and a search page or a listing reads 50 or more rows: in a `perf` of
+// the server's main thread answering common-word searches at 1,000,000 recordings, turning rows
+// into objects (Data::GetFlatRowJS) was 33% of its samples, half of it in Object::Set. Read as
+// arrays (raw mode: one v8::Array of the values) and copied into an object literal of fixed shape,
+// which V8 compiles to a map it already knows, 51 rows of the search's candidates took 230 µs
+// instead of 375 µs (bench/results-notes.md, 2026-11-28). The objects are the same: one own
+// enumerable property per column, in the columns' order, a later column of the same name winning.
+// The Node-API build (13.x, Node 22 and later, the Docker image's) already builds its rows with a
+// generated object literal: there the statement is used as it is.
+//
+// The names are read from the statement once, when it is wrapped. SQLite prepares a statement
+// again after a schema change (a newer CLI migrating the file under a running server), and a
+// `SELECT *` would then return other columns, or the same ones in another order, under the old
+// names: so a statement read through objectRows() names its columns (RECORDING_COLUMNS), and one
+// with `*` in its select list is refused.
 import type { Statement } from 'better-sqlite3';
+import { sqliteBuild } from '../db/sqlite';
 
 /** What the search, the listings and the event feed ask of a statement that returns rows. */
 export interface ObjectRows<P extends unknown[], R> {
@@ -30,11 +40,17 @@ export function rowBuilder(names: readonly string[]): (values: unknown[]) => unk
   return new Function('v', `return { ${fields} };`) as (values: unknown[]) => unknown;
 }
 
+/** A select list with `*` or `table.*` in it (a `count(*)` is not one). */
+const STAR = /\bselect\s+(?:distinct\s+|all\s+)?(?:[\w"]+\s*\.\s*)?\*|,\s*(?:[\w"]+\s*\.\s*)?\*/i;
+
 /**
- * The rows of `stmt` (prepared for this alone: it is switched to raw mode) as objects, as
- * better-sqlite3 would return them.
+ * The rows of `stmt` as objects, as better-sqlite3 would return them. On the classic build the
+ * statement is switched to raw mode: prepare it for this alone, as a statement returning whole
+ * rows (not plucked or expanded), with its columns named (see the top).
  */
 export function objectRows<P extends unknown[], R>(stmt: Statement<P, R>): ObjectRows<P, R> {
+  if (STAR.test(stmt.source)) throw new Error(`objectRows() needs the columns named, not *: ${stmt.source}`);
+  if (sqliteBuild() === 'napi') return stmt;
   const build = rowBuilder(stmt.columns().map((c) => c.name)) as (values: unknown[]) => R;
   const raw = stmt.raw(true) as unknown as Statement<P, unknown[]>;
   return {

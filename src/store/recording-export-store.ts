@@ -2,7 +2,7 @@
 // 1M recordings, and no read snapshot is held for the whole export), and single lookups to tell
 // whether an exported file's recording is still live.
 import type { Db } from '../db/open';
-import type { RecordingRow } from './recording-row';
+import { recordingColumns, type RecordingRow } from './recording-row';
 import { limitTo } from './bound-limit';
 import { objectRows } from './object-rows';
 
@@ -15,7 +15,7 @@ export class RecordingExportStore {
       // index range, of 500 rows read through objectRows() (object-rows.ts says why).
       page: objectRows(
         db.prepare<[string, number, number], RecordingRow>(
-          `SELECT * FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND pos < -? ORDER BY pos DESC ${limitTo('?')}`,
+          `SELECT ${recordingColumns()} FROM recordings WHERE account_id = ? AND deleted_at IS NULL AND pos < -? ORDER BY pos DESC ${limitTo('?')}`,
         ),
       ),
       count: db.prepare<[string], number>('SELECT count(*) FROM recordings WHERE account_id = ? AND deleted_at IS NULL').pluck(),

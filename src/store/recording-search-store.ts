@@ -7,7 +7,7 @@
 // matches. The search applies no other condition in SQL, so that each step of the walk returns
 // after one index entry and the caller can stop it (recording-search.ts).
 import type { Db } from '../db/open';
-import type { RecordingRow } from './recording-row';
+import { recordingColumns, type RecordingRow } from './recording-row';
 import { limitTo } from './bound-limit';
 import { objectRows, type ObjectRows } from './object-rows';
 
@@ -58,7 +58,7 @@ export class RecordingSearchStore {
   }
 
   /** The SQL of one shape of a plain listing (exported for the query-plan tests). */
-  static sql(shape: { type?: boolean; status?: boolean; deviceId?: boolean; source?: boolean }, columns = '*'): string {
+  static sql(shape: { type?: boolean; status?: boolean; deviceId?: boolean; source?: boolean }, columns = recordingColumns()): string {
     const filters = FILTERS.filter(([k]) => shape[k]).map(([k, col]) => ` AND ${col} = @${k}`).join('');
     return (
       `SELECT ${columns} FROM recordings WHERE account_id = @accountId AND deleted_at IS NULL` +
@@ -73,7 +73,7 @@ export class RecordingSearchStore {
   }
 
   /** The SQL of row() (exported for the query-plan tests). */
-  static readonly ROW_SQL = 'SELECT * FROM recordings WHERE pos = -? AND account_id = ? AND deleted_at IS NULL';
+  static readonly ROW_SQL = `SELECT ${recordingColumns()} FROM recordings WHERE pos = -? AND account_id = ? AND deleted_at IS NULL`;
 
   /** A plain listing's rows as sort keys and text sizes, without reading the text. */
   sizes(q: ListQuery): RowSize[] {
@@ -94,7 +94,7 @@ export class RecordingSearchStore {
 
   /** The SQL of candidates() (exported for the query-plan tests). */
   static readonly CANDIDATES_SQL =
-    'SELECT r.* FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid' +
+    `SELECT ${recordingColumns('r')} FROM recordings_fts CROSS JOIN recordings AS r ON r.pos = -recordings_fts.rowid` +
     ` WHERE recordings_fts MATCH @match AND recordings_fts.rowid BETWEEN @lo AND @hi ORDER BY recordings_fts.rowid ${limitTo('@limit')}`;
 
   /**
