@@ -53,11 +53,10 @@ export function registerServe(program: Command): void {
         process.once('SIGTERM', () => stop('SIGTERM'));
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
-        if (err.code === 'EADDRINUSE' || err.code === 'EACCES') {
-          process.stderr.write(`reclib: cannot listen: ${err.message}\n`);
-          process.exit(1);
-        }
-        // Text as before; with --json the error object (report), code as restore's for the same cause.
+        // Text as before; with --json the error object every command prints (CONTRACT §12).
+        if (err.code === 'EADDRINUSE') report('address_in_use', `cannot listen: ${err.message}`, 1);
+        if (err.code === 'EACCES') report('listen_not_permitted', `cannot listen: ${err.message}`, 1);
+        // Code as restore's for the same cause.
         if (err.code === 'RECLIB_SERVE_LOCKED') report('database_in_use', `cannot serve: ${err.message}`, 1);
         // A host that names no address of this machine is a setting to fix, like a bad port: exit 2.
         // (EAI_AGAIN, a name server not answering yet at boot, is not: it exits 1 as before.)

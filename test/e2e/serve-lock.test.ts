@@ -35,4 +35,20 @@ describe('reclib serve: one server per database file', () => {
     t.after(() => next.stop());
     assert.equal((await fetch(`${next.url}/healthz`)).status, 200);
   });
+
+  it('a serve on a port another server holds exits 1 with "cannot listen", and with --json the error object', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-serve-port-e2e-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const first = await startServe(['--db', path.join(dir, 'a.db')]);
+    t.after(() => first.stop());
+    const port = new URL(first.url).port;
+    const second = await runCli(['serve', '--db', path.join(dir, 'b.db'), '--port', port]);
+    assert.equal(second.code, 1, second.stderr);
+    assert.equal(second.stdout, '');
+    assert.match(second.stderr, new RegExp(`^reclib: cannot listen: listen EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\\n$`));
+    const asJson = await runCli(['serve', '--db', path.join(dir, 'b.db'), '--port', port, '--json']);
+    assert.equal(asJson.code, 1);
+    assert.equal(asJson.stdout, '');
+    assert.deepEqual(JSON.parse(asJson.stderr), { error: { code: 'address_in_use', message: `cannot listen: listen EADDRINUSE: address already in use 127.0.0.1:${port}` } });
+  });
 });
