@@ -142,25 +142,25 @@ export function listPage(
   // The page is decided on the rows' sizes, before any text is read. One row past the limit says
   // whether another page exists; a row that would take the page past PAGE_BYTES ends it early (it
   // is the first of the next page), unless the page is still empty.
-  const sizes = store.sizes({ accountId, type: filters.type, status: filters.status, deviceId: filters.deviceId, source: filters.source, lo, hi, limit: input.limit + 1 });
-  let bytes = 0;
-  let count = 0;
-  for (const { bytes: text } of sizes) {
-    const size = text + ROW_OVERHEAD_BYTES;
-    if (count === input.limit || (count > 0 && bytes + size > PAGE_BYTES)) break;
-    bytes += size;
-    count++;
-  }
-  const keys = sizes.slice(0, count).map((s) => s.seq);
-  const nextCursor = count < sizes.length ? encodeCursor(keys[count - 1]!, filters) : null;
-  if (bytes >= LAZY_FROM_BYTES) return { rows: [], later: keys, nextCursor };
-  // A row deleted since its key was read is left out; the cursor still continues after the keys.
-  const rows: RecordingRow[] = [];
-  for (const seq of keys) {
-    const row = store.row(accountId, seq);
-    if (row) rows.push(row);
-  }
-  return { rows, nextCursor };
+  const query = { accountId, type: filters.type, status: filters.status, deviceId: filters.deviceId, source: filters.source, lo, hi };
+  return store.inSnapshot((): Page => {
+    const sizes = store.sizes({ ...query, limit: input.limit + 1 });
+    let bytes = 0;
+    let count = 0;
+    for (const { bytes: text } of sizes) {
+      const size = text + ROW_OVERHEAD_BYTES;
+      if (count === input.limit || (count > 0 && bytes + size > PAGE_BYTES)) break;
+      bytes += size;
+      count++;
+    }
+    const keys = sizes.slice(0, count).map((s) => s.seq);
+    const nextCursor = count < sizes.length ? encodeCursor(keys[count - 1]!, filters) : null;
+    // A large page's rows are read as it is written (a row deleted by then is left out; the cursor
+    // still continues after the keys).
+    if (bytes >= LAZY_FROM_BYTES) return { rows: [], later: keys, nextCursor };
+    // A small one's in one read of the keys' range, in the snapshot the sizes were read in: the same rows.
+    return { rows: count === 0 ? [] : store.page({ ...query, lo: keys[0]!, hi: keys[count - 1]!, limit: count }), nextCursor };
+  });
 }
 
 /** Pages with at least this much text are streamed; a listing leaves their rows to be read while the page is written. */

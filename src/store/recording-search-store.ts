@@ -52,9 +52,11 @@ export class RecordingSearchStore {
   private candidatesStmt: ObjectRows<[Params], RecordingRow> | undefined;
   private scanStmt: ObjectRows<[Params], RecordingRow> | undefined;
   private readonly rowStmt;
+  private readonly snapshot;
 
   constructor(private readonly db: Db) {
     this.rowStmt = objectRows(db.prepare<[number, string], RecordingRow>(RecordingSearchStore.ROW_SQL));
+    this.snapshot = db.transaction((read: () => unknown) => read());
   }
 
   /** The SQL of one shape of a plain listing (exported for the query-plan tests). */
@@ -118,10 +120,10 @@ export class RecordingSearchStore {
   }
 
   /**
-   * The rows of one page in order, read one at a time: `take` sees each row before it joins the
-   * page and may end the page there (the byte bound of a page), so rows past it are never read.
+   * The rows of a plain listing in order, in one read of their range (at 1M recordings 50 rows
+   * took ~7 µs each so, against ~13 µs each read one by one by key with row()).
    */
-  page(q: ListQuery, take: (row: RecordingRow) => boolean = () => true): RecordingRow[] {
+  page(q: ListQuery): RecordingRow[] {
     const shape = RecordingSearchStore.shape(q);
     const key = RecordingSearchStore.shapeKey(shape);
     let stmt = this.cache.get(key);
@@ -129,12 +131,16 @@ export class RecordingSearchStore {
       stmt = objectRows(this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.sql(shape)));
       this.cache.set(key, stmt);
     }
-    const rows: RecordingRow[] = [];
-    for (const row of stmt.iterate(RecordingSearchStore.params(q))) {
-      if (!take(row)) break;
-      rows.push(row);
-    }
-    return rows;
+    return stmt.all(RecordingSearchStore.params(q));
+  }
+
+  /**
+   * `read`'s statements in one snapshot of the database (a read transaction; a savepoint inside
+   * one already open): what the first saw, the next see too, whatever another connection commits
+   * meanwhile.
+   */
+  inSnapshot<T>(read: () => T): T {
+    return this.snapshot(read) as T;
   }
 
   private static shape(q: ListQuery) {

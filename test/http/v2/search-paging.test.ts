@@ -2,7 +2,12 @@
 // cost: every listing reads in index order, never sorting its matches (EXPLAIN QUERY PLAN), so a
 // page costs its size, not the size of the library.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { openDatabase } from '../../../src/db/open';
+import { RECORDING_COLUMNS } from '../../../src/store/recording-row';
 import { RecordingSearchStore } from '../../../src/store/recording-search-store';
 import { harness } from '../../helpers/harness';
 import { assertError, created, list, remove, searchIds } from '../../helpers/recording-client';
@@ -126,6 +131,43 @@ describe('paging', () => {
     await remove(h, token, victim.id, '1');
     const rest = (await list(h, token, { limit: 100, cursor: first.nextCursor })).json.recordings.map((r: { id: string }) => r.id);
     assert.deepEqual([...first.recordings.map((r: { id: string }) => r.id), ...rest], [ids[0], ids[1], ids[2], ids[4], ids[5], older.id]);
+  });
+
+  it("a listing page's rows are read in the snapshot its sizes were: a row another connection commits between the two is on neither, and none is skipped", async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-list-snapshot-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'r.db');
+    const h = harness({ db: file });
+    const token = h.key();
+    const app = h.services.auth.authenticate(h.key());
+    const ids = Array.from({ length: 5 }, (_, i) => h.services.recordings.create(app, { type: 'clip', recordedAt: 100 - i }, `k${i}`).row.id);
+    const other = openDatabase(file);
+    t.after(() => other.close());
+    // Right after the page's sizes are read, another connection commits a recording that sorts
+    // between the first page's second and third rows (the key after the second's).
+    const store = h.services.recordings.searchStore;
+    const sizes = store.sizes.bind(store);
+    let inserted = false;
+    store.sizes = (q) => {
+      const read = sizes(q);
+      if (!inserted) {
+        inserted = true;
+        const columns = RECORDING_COLUMNS.join(', ');
+        const copied = RECORDING_COLUMNS.map((c) => (c === 'id' ? `'rec_between'` : c === 'seq' ? 'seq + 1' : c === 'pos' ? 'pos - 1' : c)).join(', ');
+        other.prepare(`INSERT INTO recordings (${columns}) SELECT ${copied} FROM recordings WHERE id = ?`).run(ids[1]);
+      }
+      return read;
+    };
+    const first = (await list(h, token, { limit: 3 })).json;
+    assert.ok(inserted);
+    assert.deepEqual(first.recordings.map((r: { id: string }) => r.id), ids.slice(0, 3), 'the rows the sizes were read for');
+    const rest = (await list(h, token, { limit: 100, cursor: first.nextCursor })).json.recordings.map((r: { id: string }) => r.id);
+    assert.deepEqual(rest, ids.slice(3), 'the cursor goes on after the third: none skipped');
+    assert.deepEqual(
+      (await list(h, token, { limit: 100 })).json.recordings.map((r: { id: string }) => r.id),
+      [ids[0], ids[1], 'rec_between', ...ids.slice(2)],
+      'the new row is listed from then on',
+    );
   });
 });
 
