@@ -9,8 +9,8 @@ export type RecordingStatus = (typeof RECORDING_STATUSES)[number];
 
 /**
  * Every column of the recordings table in the table's order: what `SELECT *` returns, named, for
- * statements read through objectRows() (object-rows.ts says why a row's columns must be named).
- * test/store/object-rows.test.ts holds it to schema.sql.
+ * statements read through objectRows() (object-rows.ts says why a row's columns must be named), and
+ * what a create inserts (recording-store.ts). test/store/object-rows.test.ts holds it to schema.sql.
  */
 export const RECORDING_COLUMNS = [
   'pos', 'seq', 'id', 'account_id', 'integration_id', 'type', 'title', 'transcript', 'summary', 'recorded_at',

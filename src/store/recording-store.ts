@@ -4,7 +4,7 @@
 import type { Db } from '../db/open';
 import type { IndexChange } from '../services/index-change';
 import { RECORDING_ANSWER_SQL, type RecordingAnswer } from '../services/recording-model';
-import type { RecordingRow } from './recording-row';
+import { RECORDING_COLUMNS, recordingColumns, type RecordingRow } from './recording-row';
 
 /** A recording's GET answer by id and account (RECORDING_ANSWER_SQL). */
 const ANSWER_BY_ID_SQL = `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?`;
@@ -43,13 +43,9 @@ export class RecordingStore {
       bySeq: db.prepare<[number], RecordingRow>('SELECT * FROM recordings WHERE pos = -?'),
       byExternal: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE integration_id = ? AND external_id = ?'),
       firstUsed: db.prepare<[{ lo: number; hi: number }], { m: number | null }>('SELECT -max(pos) AS m FROM recordings WHERE pos BETWEEN -@hi AND -@lo'),
+      // Every column, the key pos being -seq (schema.sql).
       insert: db.prepare<RecordingRow>(
-        `INSERT INTO recordings (pos, seq, id, account_id, integration_id, type, title, transcript, summary, recorded_at, created_at,
-           updated_at, revision, status, pinned, device_id, external_id, source, capture_input, native, text_saved,
-           processing_updated_at, processing_message, audio, body_hash, deleted_at)
-         VALUES (-@seq, @seq, @id, @account_id, @integration_id, @type, @title, @transcript, @summary, @recorded_at, @created_at,
-           @updated_at, @revision, @status, @pinned, @device_id, @external_id, @source, @capture_input, @native, @text_saved,
-           @processing_updated_at, @processing_message, @audio, @body_hash, @deleted_at)`,
+        `INSERT INTO recordings (${recordingColumns()}) VALUES (${RECORDING_COLUMNS.map((c) => (c === 'pos' ? '-@seq' : `@${c}`)).join(', ')})`,
       ),
       // Everything that may change after creation; id, account, type, recorded_at, external_id stay.
       save: db.prepare<RecordingRow>(
