@@ -152,7 +152,9 @@ describe('the bundle with its cache', () => {
     assert.deepEqual(said(await runCli(['--version'], { env })), ['code cache written']);
     assert.deepEqual(said(await runCli(['--version'], { env, nodeArgs: flag })), ['code cache used']);
     assert.deepEqual(said(await runCli(['--version'], { env })), ['code cache used']);
-    assert.equal(fs.readdirSync(dir).length, 2);
+    // Ours only: from Node 22.1 on, Node keeps its own compile cache (of the loader) in a folder of
+    // the same NODE_COMPILE_CACHE.
+    assert.equal(fs.readdirSync(dir).filter((f) => f.endsWith('.bin')).length, 2);
   });
 
   it('serve keeps one for itself and one for its writer thread, and uses both at the next start', async () => {

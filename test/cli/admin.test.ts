@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { openSqlite } from '../../src/db/sqlite';
+import { openSqlite, sqlitePackage, usesNapiBuild } from '../../src/db/sqlite';
 import pkg from '../../package.json' with { type: 'json' };
 import { RECLIB_APPLICATION_ID, schemaText, SCHEMA_VERSION } from '../../src/db/migrate';
 import { openDatabase } from '../../src/db/open';
@@ -295,7 +295,7 @@ describe('a --db file that is not a SQLite database', () => {
     const db = path.join(dir, 'wal-left.db');
     // A process that made a database in WAL mode and was killed: every page is still in the -wal.
     const made = spawnSync(process.execPath, ['-e', `
-      const Database = require(${JSON.stringify(path.join(ROOT, 'node_modules/better-sqlite3'))});
+      const Database = require(${JSON.stringify(path.join(ROOT, 'node_modules', sqlitePackage(usesNapiBuild(process.versions.node) ? 'napi' : 'classic')))});
       const d = new Database(${JSON.stringify(db)});
       d.pragma('journal_mode = WAL');
       d.pragma('wal_autocheckpoint = 0');
