@@ -261,6 +261,25 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(await page.getByRole('alert').count(), 0);
   });
 
+  it('a save after the recording was deleted elsewhere says so (410): nothing is brought back, and leaving gives the draft up', async () => {
+    const gone = await createRecording(server, { type: 'clip', title: 'Soon deleted', transcript: 'Deleted from another tab.' });
+    await page.goto(`${server.url}/#/recordings/${gone.id}`);
+    await page.getByLabel('Title').waitFor();
+    assert.equal((await server.api('DELETE', `/api/v2/recordings/${gone.id}`, undefined, { 'if-match': String(gone.revision) })).status, 204);
+    await page.getByLabel('Title').fill('Too late');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /deleted elsewhere/);
+    await page.getByRole('status').filter({ hasText: 'Not saved' }).waitFor();
+    await screens(page, 'recording-deleted-elsewhere');
+    assert.equal((await server.api('GET', `/api/v2/recordings/${gone.id}`)).status, 410, 'still deleted');
+    // The edit is still a draft: leaving asks, and yes leaves.
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('link', { name: '← All recordings' }).click();
+    await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+  });
+
   it('leaving a recording with unsaved edits asks first: no keeps the page and the edit, yes leaves', async () => {
     await page.goto(`${server.url}/#/recordings/${ids.meeting}`);
     await page.getByLabel('Title').waitFor();
@@ -373,7 +392,8 @@ describe('web app: sign-in, library and recording pages', () => {
 
   it('no request left the server origin and the page logged no errors', () => {
     assert.deepEqual(foreign, []);
-    // Expected network errors: the failed sign-in and the signed-out session check (401), the conflict (412).
-    assert.deepEqual(consoleErrors.filter((e) => !/status of (401|412)/.test(e)), []);
+    // Expected network errors: the failed sign-in and the signed-out session check (401), the
+    // conflict (412), the save of a recording deleted elsewhere (410).
+    assert.deepEqual(consoleErrors.filter((e) => !/status of (401|410|412)/.test(e)), []);
   });
 });
