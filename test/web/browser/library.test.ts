@@ -275,9 +275,15 @@ describe('web app: sign-in, library and recording pages', () => {
     await screens(page, 'recording-deleted-elsewhere');
     assert.equal((await server.api('GET', `/api/v2/recordings/${gone.id}`)).status, 410, 'still deleted');
     // The edit is still a draft: leaving asks, and yes leaves.
-    page.once('dialog', (d) => void d.accept());
+    const asked: string[] = [];
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.accept();
+    });
     await page.getByRole('link', { name: '← All recordings' }).click();
     await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!, /not saved/);
   });
 
   it('leaving a recording with unsaved edits asks first: no keeps the page and the edit, yes leaves', async () => {
