@@ -269,7 +269,7 @@ const w = new Worker(new URL(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dis
 const t = setTimeout(() => { console.log('running'); void w.terminate(); }, 5000);
 w.on('error', () => { clearTimeout(t); console.log('error'); });`;
     for (const mode of ['throw', 'warn']) {
-      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: `--unhandled-rejections=${mode}` } });
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: cleanEnv({ NODE_OPTIONS: `--unhandled-rejections=${mode}` }) });
       assert.equal(r.stdout.trim(), 'error', `${mode}: ${r.stdout}${r.stderr}`);
     }
   });

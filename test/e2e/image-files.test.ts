@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanEnv, hintCommands, startServe } from '../helpers/bundle';
+import { cleanEnv, hintCommands, startServe, testCodeCache } from '../helpers/bundle';
 import { dockerfile, imageRuntimeCopy, instruction } from '../helpers/image';
 
 describe('the Docker image, assembled by its Dockerfile without Docker', () => {
@@ -52,7 +52,7 @@ describe('the Docker image, assembled by its Dockerfile without Docker', () => {
     const cmd = JSON.parse(one(runtimeStage, 'CMD')) as string[];
     const script = cmd.findIndex((a) => path.join(app, a) === bundle);
     assert.deepEqual([cmd[0], ...cmd.slice(script + 1)], ['node', 'serve']);
-    const imageEnv = { ...env, PATH, RECLIB_DB: path.join(data, path.basename(env.RECLIB_DB!)), RECLIB_HOST: '127.0.0.1', npm_command: '' };
+    const imageEnv = { ...env, PATH, RECLIB_DB: path.join(data, path.basename(env.RECLIB_DB!)), RECLIB_HOST: '127.0.0.1', npm_command: '', NODE_COMPILE_CACHE: testCodeCache() };
     const server = await startServe([], { bundle, cwd: app, nodeArgs: cmd.slice(1, script), env: imageEnv });
     try {
       // The first-run hint, as `docker exec` would run it (with the image's ENV, from anywhere).

@@ -3,6 +3,7 @@
 // is run on its own, the bundle is (re)built here if it is missing or older than the sources.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,11 +38,28 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Env for children: no RECLIB_* settings leak in from the developer's shell. */
+let codeCache: string | undefined;
+
+/**
+ * The code cache folder (src/code-cache.ts) of this test file's children: its own, removed when the
+ * file's process exits. In the system's shared one, each copy of the bundle a test makes (each in
+ * a folder of its own, so each with a cache file of its own) left ~0.5 MB behind, for the week
+ * after which reclib removes a cache nobody uses.
+ */
+export function testCodeCache(): string {
+  if (codeCache === undefined) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-test-code-cache-'));
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    codeCache = dir;
+  }
+  return codeCache;
+}
+
+/** Env for children: no RECLIB_* settings leak in from the developer's shell, and the code cache is the test file's own (`extra` may name another). */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('RECLIB_') && k !== 'PORT') env[k] = v;
-  return { ...env, ...extra };
+  return { ...env, NODE_COMPILE_CACHE: testCodeCache(), ...extra };
 }
 
 /** Runs `reclib <args>` from the bundle (`opts.bundle`: a copy of it elsewhere; `opts.nodeArgs`: Node's own, before it) and waits for it to exit. */
