@@ -265,6 +265,8 @@ describe('web app: sign-in, library and recording pages', () => {
     const gone = await createRecording(server, { type: 'clip', title: 'Soon deleted', transcript: 'Deleted from another tab.' });
     await page.goto(`${server.url}/#/recordings/${gone.id}`);
     await page.getByLabel('Title').waitFor();
+    // The page has loaded all it shows (its deliveries too) before the deletion elsewhere.
+    await page.getByRole('region', { name: 'Deliveries' }).getByText('No webhook deliveries').waitFor();
     assert.equal((await server.api('DELETE', `/api/v2/recordings/${gone.id}`, undefined, { 'if-match': String(gone.revision) })).status, 204);
     await page.getByLabel('Title').fill('Too late');
     await page.getByRole('button', { name: 'Save' }).click();
