@@ -38,12 +38,31 @@ export interface GateClock {
   now(): number;
   /** Atomics.wait on `slot` while it holds `value`, at most `ms`. */
   wait(signals: Int32Array, slot: number, value: number, ms: number): void;
+  /** The same without blocking the thread: its event loop goes on meanwhile (Atomics.waitAsync). */
+  waitAsync(signals: Int32Array, slot: number, value: number, ms: number): Promise<void>;
 }
+
+/** Atomics.waitAsync (ES2024; in Node since 16), which the ES2023 lib does not declare. */
+type WaitAsync = (typed: Int32Array, index: number, value: number, ms: number) => { async: false; value: string } | { async: true; value: Promise<string> };
 
 const realClock: GateClock = {
   now: () => performance.now(),
   wait: (signals, slot, value, ms) => void Atomics.wait(signals, slot, value, ms),
+  waitAsync: (signals, slot, value, ms) => {
+    const r = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync(signals, slot, value, ms);
+    return r.async ? r.value.then(() => undefined) : Promise.resolve();
+  },
 };
+
+/** Where a hold stands (GroupGate.step). */
+interface Holding {
+  /** Members waiting in the writer's queue (those read from messages during an async hold included). */
+  queued: () => number;
+  expected: number;
+  start: number;
+  seen: number;
+  quietSince: number;
+}
 
 export class GroupGate {
   /** Writes read from the main thread's messages so far (the other end of SIGNAL.posted). */
@@ -68,24 +87,40 @@ export class GroupGate {
    * group, of `lastGroup` members, was answered just now (see the file's header).
    */
   hold(queued: number, lastGroup: number): void {
+    const holding = this.begin(() => queued, lastGroup);
+    for (let wait = this.step(holding); wait; wait = this.step(holding)) this.clock.wait(this.signals, SIGNAL.posted, wait.posted, wait.ms);
+  }
+
+  /**
+   * hold() without blocking the thread: for a writer whose commits are made durable by an fsync
+   * on another thread (src/db/wal-sync.ts), whose completion must be heard meanwhile, as its
+   * members are answered then. The thread waits in its event loop instead, which leaves the
+   * core to the main thread as well.
+   */
+  async holdAsync(queued: () => number, lastGroup: number): Promise<void> {
+    const holding = this.begin(queued, lastGroup);
+    for (let wait = this.step(holding); wait; wait = this.step(holding)) await this.clock.waitAsync(this.signals, SIGNAL.posted, wait.posted, wait.ms);
+  }
+
+  private begin(queued: () => number, lastGroup: number): Holding {
     this.beforeHold();
+    const start = this.clock.now();
+    return { queued, expected: Math.min(this.maxGroup, queued() + lastGroup), start, seen: Atomics.load(this.signals, SIGNAL.activity), quietSince: start };
+  }
+
+  /** What to wait for next (a change of SIGNAL.posted from `posted`, at most `ms`), or undefined: the group is gathered. */
+  private step(h: Holding): { posted: number; ms: number } | undefined {
     const { signals, clock } = this;
-    const expected = Math.min(this.maxGroup, queued + lastGroup);
-    const start = clock.now();
-    let seen = Atomics.load(signals, SIGNAL.activity);
-    let quietSince = start;
-    for (;;) {
-      const posted = Atomics.load(signals, SIGNAL.posted);
-      // Posted but not read yet: they join in the turn before the flush.
-      if (queued + ((posted - this.received) | 0) >= expected) return;
-      const now = clock.now();
-      if (now - start >= HOLD_MS) return;
-      const activity = Atomics.load(signals, SIGNAL.activity);
-      if (activity !== seen || Atomics.load(signals, SIGNAL.answering) === 1) {
-        seen = activity;
-        quietSince = now;
-      } else if (now - quietSince >= QUIET_MS) return;
-      clock.wait(signals, SIGNAL.posted, posted, Math.min(QUIET_MS, HOLD_MS - (now - start)));
-    }
+    const posted = Atomics.load(signals, SIGNAL.posted);
+    // Posted but not read yet: they join in the turn before the flush.
+    if (h.queued() + ((posted - this.received) | 0) >= h.expected) return undefined;
+    const now = clock.now();
+    if (now - h.start >= HOLD_MS) return undefined;
+    const activity = Atomics.load(signals, SIGNAL.activity);
+    if (activity !== h.seen || Atomics.load(signals, SIGNAL.answering) === 1) {
+      h.seen = activity;
+      h.quietSince = now;
+    } else if (now - h.quietSince >= QUIET_MS) return undefined;
+    return { posted, ms: Math.min(QUIET_MS, HOLD_MS - (now - h.start)) };
   }
 }

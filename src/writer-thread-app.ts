@@ -6,6 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from './clock';
 import type { Config } from './config';
 import { WRITER_CACHE_SIZE } from './db/open';
+import { WalSync } from './db/wal-sync';
 import { MAX_GROUP } from './db/writer';
 import { GroupGate, SIGNAL } from './group-gate';
 import { parseAllowList } from './delivery/destination-guard';
@@ -24,6 +25,13 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
   services.core.db.pragma(`cache_size = ${WRITER_CACHE_SIZE}`);
   const { app } = createApp(services);
   const { writer } = services.core;
+  // --durability full: the WAL's fsync after each group is made here, off this thread, instead of
+  // inside COMMIT (src/db/wal-sync.ts), so the next group commits while the disk flushes the last.
+  const walSync = config.durability === 'full' && config.db !== ':memory:' ? new WalSync(services.core.db.name) : undefined;
+  if (walSync) {
+    services.core.db.pragma('synchronous = NORMAL');
+    writer.syncCommitsWith(walSync);
+  }
 
   // One message per turn, however many transactions committed in it.
   let commitPosted = false;
@@ -95,13 +103,18 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
       for (const c of m.calls) void call(c.id, c.name, c.args);
     } else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
     else if (m.type === 'close') {
-      // Calls that committed in this turn are answered before the thread ends.
-      flushResults();
-      try {
-        services.core.db.close();
-      } finally {
-        process.exit(0);
-      }
+      // Calls that committed are answered before the thread ends: those waiting for the WAL's
+      // fsync once it is done, in the turn after their promises settled.
+      writer.settleNow();
+      setImmediate(() => {
+        flushResults();
+        try {
+          services.core.db.close();
+          walSync?.close();
+        } finally {
+          process.exit(0);
+        }
+      });
     }
   };
 }

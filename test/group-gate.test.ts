@@ -23,6 +23,7 @@ function gateOn(main: (at: number, signals: Int32Array) => void, maxGroup = 64) 
       if (Atomics.load(s, slot) !== value) return;
       now += ms;
     },
+    waitAsync: async (s, slot, value, ms) => clock.wait(s, slot, value, ms),
   };
   const gate = new GroupGate(signals, maxGroup, () => calls.push('beforeHold'), clock);
   return { gate, signals, waits, calls, elapsed: () => now };

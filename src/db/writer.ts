@@ -46,9 +46,21 @@ interface Queued {
  */
 export interface GroupHold {
   hold(queued: number, lastGroup: number): void;
+  /** The same, waiting in the event loop instead of blocking it (a writer with a CommitSync, whose fsyncs end there). */
+  holdAsync(queued: () => number, lastGroup: number): Promise<void>;
 }
 
 type Outcome = { ok: true; value: unknown; hooks: Array<() => void> } | { ok: false; error: unknown };
+
+/**
+ * Makes commits durable after the fact, for a connection that runs synchronous=NORMAL where FULL
+ * was asked for (src/db/wal-sync.ts): flush() fsyncs the WAL off this thread and calls `done`
+ * once it did; flushNow() fsyncs it before it returns.
+ */
+export interface CommitSync {
+  flush(done: (error?: unknown) => void): void;
+  flushNow(): void;
+}
 
 export class Writer {
   private afterCommit: Array<() => void> = [];
@@ -57,8 +69,14 @@ export class Writer {
   private depth = 0;
   private queue: Queued[] = [];
   private scheduled = false;
+  /** Members answered by the last settled group, and when: they are the next group's likely members. */
   private lastGroupSize = 0;
   private lastFlushAt = 0;
+  private sync: CommitSync | undefined;
+  /** Settlements of committed groups waiting for the next fsync of the WAL (syncCommitsWith)... */
+  private unsynced: Array<(error?: unknown) => void> = [];
+  /** ...and those waiting for the one on its way. */
+  private syncing: Array<(error?: unknown) => void> | undefined;
   private txNow: number | undefined;
   private gate: GroupHold | undefined;
 
@@ -98,6 +116,8 @@ export class Writer {
           return value;
         })
         .immediate();
+      // Durable before it returns, as FULL's commit is (the groups' fsync may still be on its way).
+      this.sync?.flushNow();
     } catch (error) {
       throw this.health.refused(error);
     } finally {
@@ -196,7 +216,10 @@ export class Writer {
     if (!busy) setImmediate(() => this.flush());
     else if (!gate) setTimeout(() => this.flush(), this.groupDelayMs);
     // The gate may block this thread while the members it waits for are on their way; they join
-    // when their messages are read, in the turn before the flush.
+    // when their messages are read, in the turn before the flush. With a CommitSync it waits in
+    // the event loop instead, where the fsync of the group before ends and its members are answered.
+    else if (this.sync)
+      setImmediate(() => void gate.holdAsync(() => this.queue.length, this.lastGroupSize).then(() => setImmediate(() => this.flush())));
     else
       setImmediate(() => {
         gate.hold(this.queue.length, this.lastGroupSize);
@@ -207,8 +230,8 @@ export class Writer {
   private flush(): void {
     this.scheduled = false;
     const batch = this.queue.splice(0, MAX_GROUP);
-    this.lastGroupSize = batch.length;
-    this.lastFlushAt = performance.now();
+    // Without a sync of our own, the batch is answered as soon as it committed, right below.
+    if (!this.sync) this.answered(batch.length);
     if (this.queue.length > 0) this.schedule();
     // First without a savepoint per member, as write() runs the writes that join it: a savepoint
     // makes SQLite copy every page a member changes (the same few leaves, again for each member),
@@ -267,22 +290,80 @@ export class Writer {
       return true;
     }
     // A group whose members all failed committed nothing: no sign that writes work again.
-    if (outcomes.some((o) => o.ok)) {
-      this.health.succeeded();
-      this.announceCommit();
-    }
-    outcomes.forEach((o, i) => {
-      const member = batch[i]!;
-      if (!o.ok) return member.reject(this.health.refused(o.error));
-      try {
-        for (const hook of o.hooks) hook();
-      } catch (error) {
-        // Like write(), whose caller sees a hook's error after the commit.
-        return member.reject(error);
+    const committed = outcomes.some((o) => o.ok);
+    const settle = (syncError?: unknown): void => {
+      if (this.sync) this.answered(batch.length);
+      if (committed && syncError === undefined) {
+        this.health.succeeded();
+        this.announceCommit();
       }
-      member.resolve(o.value);
-    });
+      outcomes.forEach((o, i) => {
+        const member = batch[i]!;
+        if (!o.ok) return member.reject(this.health.refused(o.error));
+        // Committed, but not known to be on the disk: refused as a failed commit is. (A retry
+        // finds a create by its Idempotency-Key; an edit or delete is the same change again.)
+        if (syncError !== undefined) return member.reject(this.health.refused(syncError));
+        try {
+          for (const hook of o.hooks) hook();
+        } catch (error) {
+          // Like write(), whose caller sees a hook's error after the commit.
+          return member.reject(error);
+        }
+        member.resolve(o.value);
+      });
+    };
+    if (committed && this.sync) this.whenDurable(settle);
+    else settle();
     return true;
+  }
+
+  /**
+   * Commits are made durable by `sync` instead of inside COMMIT (src/db/wal-sync.ts, for a
+   * connection set to synchronous=NORMAL): a grouped write's promise settles, and its onCommit
+   * hooks run, once the WAL was flushed after its group; write() flushes before it returns.
+   */
+  syncCommitsWith(sync: CommitSync): void {
+    this.sync = sync;
+  }
+
+  /** Settles after the next fsync of the WAL; one fsync at a time, each for every group committed before it started. */
+  private whenDurable(settle: (error?: unknown) => void): void {
+    this.unsynced.push(settle);
+    if (!this.syncing) this.flushWal();
+  }
+
+  private flushWal(): void {
+    const waiting = this.unsynced;
+    this.unsynced = [];
+    this.syncing = waiting;
+    this.sync!.flush((error) => {
+      // settleNow() answered them meanwhile.
+      if (this.syncing !== waiting) return;
+      this.syncing = undefined;
+      for (const settle of waiting) settle(error);
+      if (this.unsynced.length > 0) this.flushWal();
+    });
+  }
+
+  /** Flushes the WAL now and settles every group waiting for it, the one whose fsync is on its way included (a closing writer). */
+  settleNow(): void {
+    const waiting = [...(this.syncing ?? []), ...this.unsynced];
+    this.syncing = undefined;
+    this.unsynced = [];
+    if (waiting.length === 0) return;
+    let error: unknown;
+    try {
+      this.sync!.flushNow();
+    } catch (e) {
+      error = e;
+    }
+    for (const settle of waiting) settle(error);
+  }
+
+  /** `n` members were just answered: the next group waits for them under concurrent writes (schedule()). */
+  private answered(n: number): void {
+    this.lastGroupSize = n;
+    this.lastFlushAt = performance.now();
   }
 
   /** A member in a savepoint of its own: on error it is rolled back to there (its writes only). */

@@ -73,6 +73,7 @@ describe('Writer.writeGrouped', () => {
         // What the writer thread's messages bring while the gate holds: they join this group.
         arriving = [writer.writeGrouped(() => s.add('during1')), writer.writeGrouped(() => s.add('during2'))];
       },
+      holdAsync: () => assert.fail('only a writer with a CommitSync holds without blocking'),
     });
     // A lone write does not ask the gate.
     await writer.writeGrouped(() => s.add('lone'));
@@ -265,6 +266,123 @@ function create(h: Harness, token: string, key: string, title: string) {
 }
 
 const count = (h: Harness, sql: string, ...args: unknown[]) => h.services.core.db.prepare(sql).pluck().get(...args) as number;
+
+/**
+ * A CommitSync played by the test: flush() waits until the test calls done(), flushNow() counts.
+ * What it sees of the WAL (the rows another connection reads) is recorded when each flush starts.
+ */
+function fakeSync(s: ReturnType<typeof scratch>) {
+  const reader = openSqlite(s.file);
+  const seen = () => reader.prepare<[], { name: string }>('SELECT name FROM items ORDER BY rowid').all().map((r) => r.name);
+  const flushes: Array<{ rows: string[]; done: (error?: unknown) => void }> = [];
+  let now = 0;
+  const sync = {
+    flush: (done: (error?: unknown) => void) => void flushes.push({ rows: seen(), done }),
+    flushNow: () => void now++,
+  };
+  return { sync, flushes, flushedNow: () => now, seen };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('Writer.syncCommitsWith (the WAL flushed off the thread, src/db/wal-sync.ts)', () => {
+  test('a group is answered, and its hooks run, only once the fsync that began after its commit returned; the next group commits meanwhile and waits for the next fsync', async () => {
+    const s = scratch();
+    const f = fakeSync(s);
+    s.writer.syncCommitsWith(f.sync);
+    const events: string[] = [];
+    s.writer.afterEachCommit(() => events.push('announced'));
+    const member = (name: string) =>
+      s.writer
+        .writeGrouped(() => {
+          s.add(name);
+          s.writer.onCommit(() => events.push(`hook ${name}`));
+          return name;
+        })
+        .then((v) => events.push(`answered ${v}`));
+    const a = [member('a1'), member('a2')];
+    await turn();
+    assert.equal(f.flushes.length, 1, 'one fsync, begun after the first group committed');
+    assert.deepEqual(f.flushes[0]!.rows, ['a1', 'a2'], 'it covers the group');
+    const b = member('b1');
+    await turn();
+    await turn();
+    assert.deepEqual(s.names(), ['a1', 'a2', 'b1'], 'the second group committed while the first fsync was on its way');
+    assert.equal(f.flushes.length, 1, 'one fsync at a time');
+    assert.deepEqual(events, [], 'nobody answered, no hook run, no commit announced before an fsync returned');
+    f.flushes[0]!.done();
+    await Promise.all(a);
+    assert.deepEqual(events, ['announced', 'hook a1', 'hook a2', 'answered a1', 'answered a2']);
+    assert.equal(f.flushes.length, 2, 'the second group, committed after the first fsync began, gets one of its own');
+    assert.deepEqual(f.flushes[1]!.rows, ['a1', 'a2', 'b1']);
+    f.flushes[1]!.done();
+    await b;
+    assert.deepEqual(events.slice(5), ['announced', 'hook b1', 'answered b1']);
+    assert.equal(f.flushedNow(), 0, 'no fsync on the thread');
+  });
+
+  test('an fsync that fails refuses the members it was to cover (their rows are written: an Idempotency-Key finds a create again); the next group is not hurt', async () => {
+    const s = scratch();
+    const f = fakeSync(s);
+    s.writer.syncCommitsWith(f.sync);
+    const failed = s.writer.writeGrouped(() => s.add('x'));
+    await turn();
+    f.flushes[0]!.done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    await assert.rejects(failed, /EIO/);
+    const next = s.writer.writeGrouped(() => s.add('y'));
+    await turn();
+    f.flushes[1]!.done();
+    await next;
+    assert.deepEqual(s.names(), ['x', 'y']);
+  });
+
+  test('write() flushes before it returns; settleNow() flushes and answers every group still waiting (a closing writer)', async () => {
+    const s = scratch();
+    const f = fakeSync(s);
+    s.writer.syncCommitsWith(f.sync);
+    s.writer.write(() => s.add('sync'));
+    assert.equal(f.flushedNow(), 1);
+    let answered = false;
+    const waiting = s.writer.writeGrouped(() => s.add('grouped')).then(() => (answered = true));
+    await turn();
+    assert.equal(f.flushes.length, 1);
+    const later = s.writer.writeGrouped(() => s.add('later'));
+    await turn();
+    await turn();
+    assert.equal(answered, false);
+    // Both the group whose fsync is on its way and the one behind it: flushed now, answered once.
+    s.writer.settleNow();
+    assert.equal(f.flushedNow(), 2);
+    await Promise.all([waiting, later]);
+    assert.equal(answered, true);
+    f.flushes[0]!.done(new Error('late: must not settle anyone again'));
+    await turn();
+    assert.equal(f.flushes.length, 1, 'nothing left to flush');
+    s.writer.settleNow();
+    assert.equal(f.flushedNow(), 2, 'nothing to settle: no fsync');
+  });
+
+  test('with a gate, a busy group waits in the event loop (holdAsync), never blocking it', async () => {
+    const s = scratch();
+    const f = fakeSync(s);
+    s.writer.syncCommitsWith(f.sync);
+    const holds: Array<[number, number]> = [];
+    s.writer.holdGroupsWith({
+      hold: () => assert.fail('a writer with a CommitSync must not block its loop, where its fsyncs end'),
+      holdAsync: async (queued, lastGroup) => void holds.push([queued(), lastGroup]),
+    });
+    const first = Array.from({ length: GROUP_DELAY_AFTER }, (_, i) => s.writer.writeGrouped(() => s.add(`busy${i}`)));
+    await turn();
+    f.flushes[0]!.done();
+    await Promise.all(first);
+    // Answered just now: the next group expects them back.
+    const next = s.writer.writeGrouped(() => s.add('next'));
+    for (let i = 0; i < 4 && f.flushes.length < 2; i++) await turn();
+    assert.deepEqual(holds, [[1, GROUP_DELAY_AFTER]]);
+    f.flushes[1]!.done();
+    await next;
+  });
+});
 
 describe('grouped HTTP writes', () => {
   test('concurrent creates share one commit; one failing create leaves no row, event, delivery, FTS entry, term or idempotency key', async () => {

@@ -31,17 +31,45 @@ const COMMITS = 12;
 type Op =
   | { kind: 'write'; file: string; offset: number; data: Buffer }
   | { kind: 'truncate'; file: string; length: number }
-  | { kind: 'flush'; file: string }
+  /** An fsync or fdatasync that returned: it covers the writes and truncations before ops[covers] (those done when it began). */
+  | { kind: 'flush'; file: string; covers: number }
   | { kind: 'ack'; id: string };
 
 const hex = (s: string) => Buffer.from(s.replace(/\\x/g, ''), 'hex');
 
-/** Parses `strace -y -xx` lines into the operations on `db` and its WAL, and the acks on stdout. */
+/**
+ * Parses `strace -y -xx` lines into the operations on `db` and its WAL, and the acks on stdout.
+ * With -f (threads: the writer thread's fdatasync runs on libuv's pool), each line starts with the
+ * thread's id, and a call that another thread's call interrupted is split in two lines
+ * ("<unfinished ...>", then "<... name resumed>"): it is taken where it returned, and a flush
+ * covers only what had returned before it began. (With -f, strace also pads before " = ".)
+ */
 function parse(trace: string, db: string): Op[] {
   const ops: Op[] = [];
   const ours = (p: string) => (p === db || p === `${db}-wal` ? p : undefined);
-  for (const line of trace.split('\n')) {
-    let m = /^pwrite64\(\d+<([^>]*)>, "((?:\\x[0-9a-f]{2})*)", (\d+), (\d+)\) = (\d+)$/.exec(line);
+  const begun = new Map<string, { text: string; at: number }>();
+  // The probe's main thread: the first line's (with -f, other processes' stdout, such as tsx's
+  // esbuild service, are not acks).
+  let main: string | undefined;
+  for (const raw of trace.split('\n')) {
+    const threaded = /^(\d+) +(.*)$/.exec(raw);
+    const tid = threaded?.[1] ?? '';
+    main ??= tid;
+    let line = threaded?.[2] ?? raw;
+    let at = ops.length;
+    if (line.endsWith(' <unfinished ...>')) {
+      begun.set(tid, { text: line.slice(0, -' <unfinished ...>'.length), at });
+      continue;
+    }
+    const resumed = /^<\.\.\. \w+ resumed>(.*)$/.exec(line);
+    if (resumed) {
+      const start = begun.get(tid);
+      assert.ok(start, `a resumed call without its start: ${line.slice(0, 120)}`);
+      begun.delete(tid);
+      line = start.text + resumed[1]!;
+      at = start.at;
+    }
+    let m = /^pwrite64\(\d+<([^>]*)>, "((?:\\x[0-9a-f]{2})*)", (\d+), (\d+)\) += (\d+)$/.exec(line);
     if (m) {
       const file = ours(hex(m[1]!).toString());
       const data = hex(m[2]!);
@@ -49,22 +77,24 @@ function parse(trace: string, db: string): Op[] {
       if (file) ops.push({ kind: 'write', file, offset: Number(m[4]), data });
       continue;
     }
-    m = /^(?:fsync|fdatasync)\(\d+<([^>]*)>\) = 0$/.exec(line);
+    m = /^(?:fsync|fdatasync)\(\d+<([^>]*)>\) += 0$/.exec(line);
     if (m) {
       const file = ours(hex(m[1]!).toString());
-      if (file) ops.push({ kind: 'flush', file });
+      if (file) ops.push({ kind: 'flush', file, covers: at });
       continue;
     }
-    m = /^ftruncate\(\d+<([^>]*)>, (\d+)\) = 0$/.exec(line);
+    m = /^ftruncate\(\d+<([^>]*)>, (\d+)\) += 0$/.exec(line);
     if (m) {
       const file = ours(hex(m[1]!).toString());
       if (file) ops.push({ kind: 'truncate', file, length: Number(m[2]) });
       continue;
     }
-    m = /^write\(1<[^>]*>, "((?:\\x[0-9a-f]{2})*)", \d+\) = \d+$/.exec(line);
-    if (m) for (const ack of hex(m[1]!).toString().matchAll(/^ack (\S+)$/gm)) ops.push({ kind: 'ack', id: ack[1]! });
-    else assert.doesNotMatch(line, /^(pwrite64|pwritev|writev)\(/, `an unparsed write: ${line.slice(0, 120)}`);
+    m = /^write\(1<[^>]*>, "((?:\\x[0-9a-f]{2})*)", \d+\) += \d+$/.exec(line);
+    if (m) {
+      if (tid === main) for (const ack of hex(m[1]!).toString().matchAll(/^ack (\S+)$/gm)) ops.push({ kind: 'ack', id: ack[1]! });
+    } else assert.doesNotMatch(line, /^(pwrite64|pwritev|writev)\(/, `an unparsed write: ${line.slice(0, 120)}`);
   }
+  assert.equal(begun.size, 0, 'every call returned');
   return ops;
 }
 
@@ -87,9 +117,10 @@ function afterPowerCut(ops: Op[], cut: number, start: Map<string, Buffer>, lucky
   const files = new Map(start);
   for (const file of start.keys()) {
     const mine = ops.slice(0, cut + 1).map((op, i) => [op, i] as const).filter(([op]) => 'file' in op && op.file === file);
-    const lastFlush = mine.filter(([op]) => op.kind === 'flush').map(([, i]) => i).pop() ?? -1;
+    // What the flushes that had returned by the cut cover (each, the writes before it began).
+    const flushed = Math.max(0, ...mine.map(([op]) => (op.kind === 'flush' ? op.covers : 0)));
     let content = start.get(file)!;
-    for (const [op, i] of mine) if (i <= lastFlush || lucky(op)) content = apply(content, op);
+    for (const [op, i] of mine) if (i < flushed || lucky(op)) content = apply(content, op);
     files.set(file, content);
   }
   return files;
@@ -113,31 +144,61 @@ function recovered(files: Map<string, Buffer>, db: string, tag: string): { ids: 
   }
 }
 
-function record(durability: 'full' | 'normal'): { db: string; ops: Op[]; start: Map<string, Buffer> } {
-  const dir = fs.mkdtempSync(path.join(root, `${durability}-`));
+/**
+ * How the probe writes: `full` and `normal` as every CLI command does (Writer.write(), one
+ * transaction each, SQLite's own synchronous setting); `grouped` as the server's writer thread does
+ * with --durability full (src/writer-thread-app.ts): synchronous=NORMAL, grouped writes, and the
+ * WAL's fdatasync on libuv's thread pool before the members are answered (src/db/wal-sync.ts),
+ * while the next groups commit.
+ */
+type Way = 'full' | 'normal' | 'grouped';
+
+const probeSource = (way: Way): string => {
+  const src = (file: string) => JSON.stringify(path.join(ROOT, 'src', file));
+  const open = `import { openRuntime } from ${src('runtime.ts')};
+     import { loadConfig } from ${src('config.ts')};
+     const s = openRuntime(loadConfig({ db: process.argv[2], durability: ${JSON.stringify(way === 'normal' ? 'normal' : 'full')} }, {}));`;
+  const end = `process.exit(0); // no close: nothing flushes on the way out`;
+  if (way !== 'grouped') {
+    return `${open}
+     for (let i = 0; i < ${COMMITS}; i++) {
+       const a = s.auth.createAccount('n' + i);
+       if (i === ${COMMITS / 2}) s.core.db.pragma('wal_checkpoint(TRUNCATE)');
+       process.stdout.write('ack ' + a.id + '\\n');
+     }
+     ${end}`;
+  }
+  // Groups of two, one group per turn of the event loop: a group commits while the fsync of the
+  // one before is on its way. Each member's ack is printed when its promise settles.
+  return `${open}
+     import { WalSync } from ${src('db/wal-sync.ts')};
+     s.core.db.pragma('synchronous = NORMAL');
+     s.core.writer.syncCommitsWith(new WalSync(s.core.db.name));
+     const acks = [];
+     for (let i = 0; i < ${COMMITS}; i++) {
+       if (i % 2 === 0) await new Promise((r) => setImmediate(r));
+       if (i === ${COMMITS / 2}) s.core.db.pragma('wal_checkpoint(TRUNCATE)');
+       acks.push(s.core.writer.writeGrouped(() => s.auth.createAccount('n' + i)).then((a) => process.stdout.write('ack ' + a.id + '\\n')));
+     }
+     await Promise.all(acks);
+     ${end}`;
+};
+
+function record(way: Way): { db: string; ops: Op[]; start: Map<string, Buffer> } {
+  const dir = fs.mkdtempSync(path.join(root, `${way}-`));
   const db = path.join(dir, 'r.db');
   openDatabase(db).close(); // a library at rest: the database file alone, its WAL checkpointed away
   const start = new Map([
     [db, fs.readFileSync(db)],
     [`${db}-wal`, Buffer.alloc(0)],
   ]);
-  // Creates accounts through the services (Writer: one BEGIN IMMEDIATE transaction each), with a
-  // full checkpoint half-way so the database file itself is rewritten too; "ack" after each commit.
+  // Creates accounts through the services, with a full checkpoint half-way so the database file
+  // itself is rewritten too; "ack" when the client would have its answer.
   const probe = path.join(dir, 'probe.mts');
-  fs.writeFileSync(
-    probe,
-    `import { openRuntime } from ${JSON.stringify(path.join(ROOT, 'src/runtime.ts'))};
-     import { loadConfig } from ${JSON.stringify(path.join(ROOT, 'src/config.ts'))};
-     const s = openRuntime(loadConfig({ db: process.argv[2], durability: process.argv[3] }, {}));
-     for (let i = 0; i < ${COMMITS}; i++) {
-       const a = s.auth.createAccount('n' + i);
-       if (i === ${COMMITS / 2}) s.core.db.pragma('wal_checkpoint(TRUNCATE)');
-       process.stdout.write('ack ' + a.id + '\\n');
-     }
-     process.exit(0); // no close: nothing flushes on the way out`,
-  );
+  fs.writeFileSync(probe, probeSource(way));
   const trace = path.join(dir, 'trace');
-  const r = spawnSync('strace', ['-y', '-xx', '-s', '10000000', '-e', 'trace=pwrite64,pwritev,writev,write,fsync,fdatasync,ftruncate', '-o', trace, process.execPath, '--import', 'tsx', probe, db, durability], { cwd: ROOT, encoding: 'utf8' });
+  const threads = way === 'grouped' ? ['-f'] : [];
+  const r = spawnSync('strace', [...threads, '-y', '-xx', '-s', '10000000', '-e', 'trace=pwrite64,pwritev,writev,write,fsync,fdatasync,ftruncate', '-o', trace, process.execPath, '--import', 'tsx', probe, db], { cwd: ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   const ops = parse(fs.readFileSync(trace, 'utf8'), db);
   assert.equal(ops.filter((o) => o.kind === 'ack').length, COMMITS, 'every ack seen');
@@ -171,6 +232,16 @@ describe('power loss', { skip: !hasStrace && 'strace not installed' }, () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const random = seeded(seed);
       assert.deepEqual(check(rec, () => random() < 0.5, `full-${seed}`), [], `some unflushed writes reached the disk (seed ${seed})`);
+    }
+  });
+
+  it("--durability full on the server's writer thread (grouped writes, the WAL's fsync off the thread): every acknowledged write survives too", () => {
+    const rec = record('grouped');
+    assert.ok(rec.ops.some((op) => op.kind === 'flush' && op.file.endsWith('-wal')), 'the WAL was flushed');
+    assert.deepEqual(check(rec, () => false, 'grouped'), [], 'unflushed writes all lost');
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const random = seeded(seed);
+      assert.deepEqual(check(rec, () => random() < 0.5, `grouped-${seed}`), [], `some unflushed writes reached the disk (seed ${seed})`);
     }
   });
 
