@@ -10,7 +10,9 @@
 // their way: it returns as soon as every member the last commit answered is back (they are what
 // the load is made of), when the main thread has been quiet for QUIET_MS (nobody else is coming),
 // or after HOLD_MS at most (a main thread busy with reads does not hold writes longer). It blocks
-// the writer thread meanwhile (Atomics.wait), which is what lets the main thread have the core.
+// the writer thread meanwhile (Atomics.wait), which is what lets the main thread have the core;
+// when the writer's commits wait for an fsync on another thread (src/db/wal-sync.ts), it waits in
+// the thread's event loop instead (holdAsync, Atomics.waitAsync), where that fsync's end is heard.
 //
 // The main thread's side is three Int32 of shared memory (WriterSignals): its activity (bumped at
 // every request it starts, and when it is handed the results of a commit), the writes it has

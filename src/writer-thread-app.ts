@@ -104,7 +104,9 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
     } else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
     else if (m.type === 'close') {
       // Calls that committed are answered before the thread ends: those waiting for the WAL's
-      // fsync once it is done, in the turn after their promises settled.
+      // fsync once it is done, in the turn after their promises settled. No group starts in
+      // that turn (it would commit and not be answered).
+      writer.stopGroups();
       writer.settleNow();
       setImmediate(() => {
         flushResults();

@@ -79,6 +79,8 @@ export class Writer {
   private syncing: Array<(error?: unknown) => void> | undefined;
   private txNow: number | undefined;
   private gate: GroupHold | undefined;
+  /** stopGroups(): no group starts any more. */
+  private stopped = false;
 
   /** A full disk or read-only file: every write fails the same way until one succeeds again. */
   readonly health = new WriteHealth();
@@ -229,6 +231,7 @@ export class Writer {
 
   private flush(): void {
     this.scheduled = false;
+    if (this.stopped) return;
     const batch = this.queue.splice(0, MAX_GROUP);
     // Without a sync of our own, the batch is answered as soon as it committed, right below.
     if (!this.sync) this.answered(batch.length);
@@ -343,6 +346,14 @@ export class Writer {
       for (const settle of waiting) settle(error);
       if (this.unsynced.length > 0) this.flushWal();
     });
+  }
+
+  /**
+   * No group starts any more (a closing writer thread): what is queued stays unanswered, as if
+   * the thread had ended first, rather than committing without being answered.
+   */
+  stopGroups(): void {
+    this.stopped = true;
   }
 
   /** Flushes the WAL now and settles every group waiting for it, the one whose fsync is on its way included (a closing writer). */

@@ -362,6 +362,20 @@ describe('Writer.syncCommitsWith (the WAL flushed off the thread, src/db/wal-syn
     assert.equal(f.flushedNow(), 2, 'nothing to settle: no fsync');
   });
 
+  test('stopGroups(): a group queued before it never starts (a closing writer thread answers only what committed)', async () => {
+    const s = scratch();
+    const f = fakeSync(s);
+    s.writer.syncCommitsWith(f.sync);
+    let settled = false;
+    void s.writer.writeGrouped(() => s.add('queued')).finally(() => (settled = true));
+    s.writer.stopGroups();
+    await turn();
+    await turn();
+    assert.deepEqual(s.names(), [], 'not committed');
+    assert.equal(settled, false, 'and not answered: the thread ends with it');
+    assert.equal(f.flushes.length, 0);
+  });
+
   test('with a gate, a busy group waits in the event loop (holdAsync), never blocking it', async () => {
     const s = scratch();
     const f = fakeSync(s);

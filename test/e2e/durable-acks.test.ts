@@ -55,6 +55,20 @@ function answersAfterFlush(trace: string): boolean[] {
     });
 }
 
+/** The processes whose parent is `pid` (from /proc: no `ps` needed). */
+function childrenOf(pid: number): number[] {
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After the command's name, in parentheses: state, then the parent's pid.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(entry)] : [];
+    } catch {
+      return []; // ended meanwhile
+    }
+  });
+}
+
 /** Serves `db` under strace with `durability`, makes three creates one after another, stops; the trace. */
 async function traced(db: string, secret: string, durability: 'full' | 'normal'): Promise<string> {
   ensureBundle();
@@ -88,8 +102,7 @@ async function traced(db: string, secret: string, durability: 'full' | 'normal')
     }
   } finally {
     // The server is strace's child: stopping strace would leave it running (detached).
-    const pid = spawnSync('ps', ['--ppid', String(strace.pid), '-o', 'pid=']).stdout.toString().trim();
-    if (pid) process.kill(Number(pid), 'SIGTERM');
+    for (const pid of childrenOf(strace.pid!)) process.kill(pid, 'SIGTERM');
     await exited;
   }
   return fs.readFileSync(trace, 'utf8');
