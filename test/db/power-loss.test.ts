@@ -94,7 +94,12 @@ function parse(trace: string, db: string): Op[] {
       if (tid === main) for (const ack of hex(m[1]!).toString().matchAll(/^ack (\S+)$/gm)) ops.push({ kind: 'ack', id: ack[1]! });
     } else assert.doesNotMatch(line, /^(pwrite64|pwritev|writev)\(/, `an unparsed write: ${line.slice(0, 120)}`);
   }
-  assert.equal(begun.size, 0, 'every call returned');
+  // A call still on its way when the process exited never returned (another thread's write to a
+  // pipe, say): none may be a write or flush of the database or its WAL.
+  for (const { text } of begun.values()) {
+    const fd = /^\w+\(\d+<([^>]*)>/.exec(text);
+    assert.ok(!fd || !ours(hex(fd[1]!).toString()), `unfinished at exit: ${text.slice(0, 120)}`);
+  }
   return ops;
 }
 
