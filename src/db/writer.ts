@@ -14,6 +14,10 @@
 // (search-terms.ts).
 // Synchronous callers (CLI, scheduler, seeding) keep write().
 //
+// On the server's writer thread with --durability full, a CommitSync makes commits durable
+// instead of SQLite's COMMIT (src/db/wal-sync.ts): a group is answered, and its onCommit hooks
+// run, once the WAL's fsync that began after it returned, while the next group commits.
+//
 // beforeCommit hooks run last inside every transaction (after fn, or after every member of a
 // group, outside their savepoints): work that is cheaper once per transaction than once per row,
 // such as writing the rows noted in recordings_fts_pending to the FTS index in one statement.
