@@ -1,8 +1,10 @@
 // Editing a recording: Title, Transcript, Summary, Pinned, saved with If-Match. A save over a newer
-// revision (412) shows an alert with Reload and overwrites nothing.
+// revision (412) shows an alert with Reload and overwrites nothing. A save after the recording was
+// deleted elsewhere (410) leaves the text on the page, read-only, to copy: there is nothing left to
+// save it to, so Save and Delete go.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConflictAlert, ErrorAlert } from './alerts';
-import { api } from './api';
+import { api, ApiError } from './api';
 import type { Recording } from './api-types';
 import { failedSave, SaveActions, type SaveState } from './form-actions';
 import { useLeaveGuard } from './route';
@@ -32,6 +34,8 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
     return kept && kept.revision === recording.revision ? kept.draft : draftOf(recording);
   });
   const [state, setState] = useState<SaveState>({ kind: 'idle' });
+  /** The recording was deleted elsewhere (a save answered 410). */
+  const [gone, setGone] = useState(false);
   const set = (patch: Partial<Draft>) => {
     setDraft({ ...draft, ...patch });
     if (state.kind === 'saved') setState({ kind: 'idle' });
@@ -65,6 +69,7 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
       setState({ kind: 'saved' });
     } catch (err) {
       setState(failedSave(err));
+      if (err instanceof ApiError && err.status === 410) setGone(true);
     }
   };
 
@@ -78,29 +83,35 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
           </p>
         </ConflictAlert>
       )}
-      {state.kind === 'error' && <ErrorAlert message={state.message} />}
+      {state.kind === 'error' && <ErrorAlert message={gone ? `${state.message} Your text is still below, to copy.` : state.message} />}
       <label class="field">
         <span>Title</span>
-        <input dir="auto" value={draft.title} onInput={(e) => set({ title: e.currentTarget.value })} placeholder="Add a title" />
+        <input dir="auto" value={draft.title} readOnly={gone} onInput={(e) => set({ title: e.currentTarget.value })} placeholder="Add a title" />
       </label>
       <label class="field">
         <span>Transcript</span>
-        <textarea dir="auto" class="transcript" rows={10} value={draft.transcript} onInput={(e) => set({ transcript: e.currentTarget.value })} />
+        <textarea dir="auto" class="transcript" rows={10} value={draft.transcript} readOnly={gone} onInput={(e) => set({ transcript: e.currentTarget.value })} />
       </label>
       <label class="field">
         <span>Summary</span>
-        <textarea dir="auto" rows={3} value={draft.summary} onInput={(e) => set({ summary: e.currentTarget.value })} />
+        <textarea dir="auto" rows={3} value={draft.summary} readOnly={gone} onInput={(e) => set({ summary: e.currentTarget.value })} />
       </label>
       <label class="check">
-        <input type="checkbox" checked={draft.pinned} onChange={(e) => set({ pinned: e.currentTarget.checked })} />
+        <input type="checkbox" checked={draft.pinned} disabled={gone} onChange={(e) => set({ pinned: e.currentTarget.checked })} />
         <span>Pinned</span>
       </label>
-      <div class="actions split">
-        <SaveActions state={state} unsaved={changed.length > 0} />
-        <button type="button" class="button danger-outline" onClick={onDelete} aria-hidden={confirming ? 'true' : undefined}>
-          Delete
-        </button>
-      </div>
+      {gone ? (
+        <p class="actions save-state" role="status">
+          Not saved: this recording no longer exists.
+        </p>
+      ) : (
+        <div class="actions split">
+          <SaveActions state={state} unsaved={changed.length > 0} />
+          <button type="button" class="button danger-outline" onClick={onDelete} aria-hidden={confirming ? 'true' : undefined}>
+            Delete
+          </button>
+        </div>
+      )}
     </form>
   );
 }

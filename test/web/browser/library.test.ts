@@ -261,7 +261,7 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(await page.getByRole('alert').count(), 0);
   });
 
-  it('a save after the recording was deleted elsewhere says so (410): nothing is brought back, and leaving gives the draft up', async () => {
+  it('a save after the recording was deleted elsewhere says so (410): the text stays to copy, read-only, without Save or Delete; nothing is brought back, and leaving gives the draft up', async () => {
     const gone = await createRecording(server, { type: 'clip', title: 'Soon deleted', transcript: 'Deleted from another tab.' });
     await page.goto(`${server.url}/#/recordings/${gone.id}`);
     await page.getByLabel('Title').waitFor();
@@ -272,8 +272,14 @@ describe('web app: sign-in, library and recording pages', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    assert.match(await alert.innerText(), /deleted elsewhere/);
-    await page.getByRole('status').filter({ hasText: 'Not saved' }).waitFor();
+    assert.match(await alert.innerText(), /deleted elsewhere.*still below, to copy/s);
+    await page.getByRole('status').filter({ hasText: 'Not saved: this recording no longer exists' }).waitFor();
+    // Nothing left to save to or delete: the buttons are gone, the edited text stays, read-only.
+    assert.equal(await page.getByRole('button', { name: 'Save' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Delete' }).count(), 0);
+    assert.equal(await page.getByLabel('Title').inputValue(), 'Too late');
+    assert.equal(await page.getByLabel('Title').isEditable(), false);
+    assert.equal(await page.getByLabel('Transcript').isEditable(), false);
     await screens(page, 'recording-deleted-elsewhere');
     assert.equal((await server.api('GET', `/api/v2/recordings/${gone.id}`)).status, 410, 'still deleted');
     // The edit is still a draft: leaving asks, and yes leaves.
