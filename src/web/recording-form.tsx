@@ -56,6 +56,8 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
 
   const save = async (e: Event) => {
     e.preventDefault();
+    // Enter in a field of a recording that no longer exists: there is no Save to press.
+    if (gone) return;
     if (changed.length === 0) {
       setState({ kind: 'saved' });
       return;

@@ -280,6 +280,15 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal(await page.getByLabel('Title').inputValue(), 'Too late');
     assert.equal(await page.getByLabel('Title').isEditable(), false);
     assert.equal(await page.getByLabel('Transcript').isEditable(), false);
+    // Enter in a field submits nothing more.
+    const patches: string[] = [];
+    const seen = (r: { method(): string; url(): string }) => void (r.method() === 'PATCH' && patches.push(r.url()));
+    page.on('request', seen);
+    await page.getByLabel('Title').press('Enter');
+    await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+    page.off('request', seen);
+    assert.deepEqual(patches, []);
+    await page.getByRole('status').filter({ hasText: 'Not saved: this recording no longer exists' }).waitFor();
     await screens(page, 'recording-deleted-elsewhere');
     assert.equal((await server.api('GET', `/api/v2/recordings/${gone.id}`)).status, 410, 'still deleted');
     // The edit is still a draft: leaving asks, and yes leaves.
