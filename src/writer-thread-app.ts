@@ -27,7 +27,7 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
   const { writer } = services.core;
   // --durability full: the WAL's fsync after each group is made here, off this thread, instead of
   // inside COMMIT (src/db/wal-sync.ts), so the next group commits while the disk flushes the last.
-  const walSync = config.durability === 'full' && config.db !== ':memory:' ? new WalSync(services.core.db.name) : undefined;
+  const walSync = config.durability === 'full' ? new WalSync(services.core.db.name) : undefined;
   if (walSync) {
     services.core.db.pragma('synchronous = NORMAL');
     writer.syncCommitsWith(walSync);

@@ -2,15 +2,15 @@
 // state of the last save for an edit.
 import { ApiError, describeError } from './api';
 
-/** Where an edit form is: a save on its way or done, a conflict (412), or a failure to show. */
-export type SaveState = { kind: 'idle' | 'saving' | 'saved' | 'conflict' } | { kind: 'error'; message: string };
+/** Where an edit form is: a save on its way or done, a conflict (412), or a failure to show (`gone`: a 410, nothing left to save to). */
+export type SaveState = { kind: 'idle' | 'saving' | 'saved' | 'conflict' } | { kind: 'error'; message: string; gone?: true };
 
 /** A failed save: 412 is someone else's newer version (offer Reload), 410 a deletion elsewhere, anything else a message. */
 export const failedSave = (err: unknown): SaveState =>
   err instanceof ApiError && err.status === 412
     ? { kind: 'conflict' }
     : err instanceof ApiError && err.status === 410
-      ? { kind: 'error', message: 'This was deleted elsewhere (in another tab, or by an app) after you opened it: there is nothing left to save your changes to.' }
+      ? { kind: 'error', message: 'This was deleted elsewhere (in another tab, or by an app) after you opened it: there is nothing left to save your changes to.', gone: true }
       : { kind: 'error', message: describeError(err) };
 
 /** Create (disabled while the create is on its way) and Cancel. */

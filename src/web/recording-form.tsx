@@ -4,7 +4,7 @@
 // save it to, so Save and Delete go.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ConflictAlert, ErrorAlert } from './alerts';
-import { api, ApiError } from './api';
+import { api } from './api';
 import type { Recording } from './api-types';
 import { failedSave, SaveActions, type SaveState } from './form-actions';
 import { useLeaveGuard } from './route';
@@ -34,8 +34,8 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
     return kept && kept.revision === recording.revision ? kept.draft : draftOf(recording);
   });
   const [state, setState] = useState<SaveState>({ kind: 'idle' });
-  /** The recording was deleted elsewhere (a save answered 410). */
-  const [gone, setGone] = useState(false);
+  /** The recording was deleted elsewhere (a save answered 410): the state stays so, as nothing can be saved or changed. */
+  const gone = state.kind === 'error' && state.gone === true;
   const set = (patch: Partial<Draft>) => {
     setDraft({ ...draft, ...patch });
     if (state.kind === 'saved') setState({ kind: 'idle' });
@@ -71,7 +71,6 @@ export function RecordingForm({ recording, confirming, onSaved, onReload, onDele
       setState({ kind: 'saved' });
     } catch (err) {
       setState(failedSave(err));
-      if (err instanceof ApiError && err.status === 410) setGone(true);
     }
   };
 

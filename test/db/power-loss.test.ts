@@ -22,6 +22,7 @@ import { after, describe, it } from 'node:test';
 import { openSqlite } from '../../src/db/sqlite';
 import { openDatabase } from '../../src/db/open';
 import { ROOT } from '../helpers/bundle';
+import { straceCalls, type StraceCall } from '../helpers/strace';
 
 const hasStrace = spawnSync('strace', ['-V']).status === 0;
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-power-'));
@@ -39,64 +40,52 @@ const hex = (s: string) => Buffer.from(s.replace(/\\x/g, ''), 'hex');
 
 /**
  * Parses `strace -y -xx` lines into the operations on `db` and its WAL, and the acks on stdout.
- * With -f (threads: the writer thread's fdatasync runs on libuv's pool), each line starts with the
- * thread's id, and a call that another thread's call interrupted is split in two lines
- * ("<unfinished ...>", then "<... name resumed>"): it is taken where it returned, and a flush
- * covers only what had returned before it began. (With -f, strace also pads before " = ".)
+ * With -f (threads: the writer thread's fdatasync runs on libuv's pool) a call is taken where it
+ * returned, and a flush covers only what had returned before it began (test/helpers/strace.ts).
  */
 function parse(trace: string, db: string): Op[] {
   const ops: Op[] = [];
+  /** The line each op's call returned on (ascending, as calls come in the order they returned). */
+  const returned: number[] = [];
   const ours = (p: string) => (p === db || p === `${db}-wal` ? p : undefined);
-  const begun = new Map<string, { text: string; at: number }>();
-  // The probe's main thread: the first line's (with -f, other processes' stdout, such as tsx's
-  // esbuild service, are not acks).
-  let main: string | undefined;
-  for (const raw of trace.split('\n')) {
-    const threaded = /^(\d+) +(.*)$/.exec(raw);
-    const tid = threaded?.[1] ?? '';
-    main ??= tid;
-    let line = threaded?.[2] ?? raw;
-    let at = ops.length;
-    if (line.endsWith(' <unfinished ...>')) {
-      begun.set(tid, { text: line.slice(0, -' <unfinished ...>'.length), at });
-      continue;
-    }
-    const resumed = /^<\.\.\. \w+ resumed>(.*)$/.exec(line);
-    if (resumed) {
-      const start = begun.get(tid);
-      assert.ok(start, `a resumed call without its start: ${line.slice(0, 120)}`);
-      begun.delete(tid);
-      line = start.text + resumed[1]!;
-      at = start.at;
-    }
+  const { calls, unfinished, firstTid } = straceCalls(trace);
+  const push = (op: Op, call: StraceCall) => {
+    ops.push(op);
+    returned.push(call.returned);
+  };
+  for (const call of calls) {
+    const line = call.text;
     let m = /^pwrite64\(\d+<([^>]*)>, "((?:\\x[0-9a-f]{2})*)", (\d+), (\d+)\) += (\d+)$/.exec(line);
     if (m) {
       const file = ours(hex(m[1]!).toString());
       const data = hex(m[2]!);
       assert.equal(data.length, Number(m[5]), 'a whole write, not a short one');
-      if (file) ops.push({ kind: 'write', file, offset: Number(m[4]), data });
+      if (file) push({ kind: 'write', file, offset: Number(m[4]), data }, call);
       continue;
     }
     m = /^(?:fsync|fdatasync)\(\d+<([^>]*)>\) += 0$/.exec(line);
     if (m) {
       const file = ours(hex(m[1]!).toString());
-      if (file) ops.push({ kind: 'flush', file, covers: at });
+      let covers = ops.length;
+      while (covers > 0 && returned[covers - 1]! >= call.began) covers--;
+      if (file) push({ kind: 'flush', file, covers }, call);
       continue;
     }
     m = /^ftruncate\(\d+<([^>]*)>, (\d+)\) += 0$/.exec(line);
     if (m) {
       const file = ours(hex(m[1]!).toString());
-      if (file) ops.push({ kind: 'truncate', file, length: Number(m[2]) });
+      if (file) push({ kind: 'truncate', file, length: Number(m[2]) }, call);
       continue;
     }
     m = /^write\(1<[^>]*>, "((?:\\x[0-9a-f]{2})*)", \d+\) += \d+$/.exec(line);
     if (m) {
-      if (tid === main) for (const ack of hex(m[1]!).toString().matchAll(/^ack (\S+)$/gm)) ops.push({ kind: 'ack', id: ack[1]! });
+      // The probe's own stdout (with -f, another process's, such as tsx's esbuild service, is not an ack).
+      if (call.tid === firstTid) for (const ack of hex(m[1]!).toString().matchAll(/^ack (\S+)$/gm)) push({ kind: 'ack', id: ack[1]! }, call);
     } else assert.doesNotMatch(line, /^(pwrite64|pwritev|writev)\(/, `an unparsed write: ${line.slice(0, 120)}`);
   }
   // A call still on its way when the process exited never returned (another thread's write to a
   // pipe, say): none may be a write or flush of the database or its WAL.
-  for (const { text } of begun.values()) {
+  for (const { text } of unfinished) {
     const fd = /^\w+\(\d+<([^>]*)>/.exec(text);
     assert.ok(!fd || !ours(hex(fd[1]!).toString()), `unfinished at exit: ${text.slice(0, 120)}`);
   }

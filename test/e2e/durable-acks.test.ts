@@ -6,47 +6,23 @@
 // what shows the check can fail. (test/db/power-loss.test.ts rebuilds the files as a power cut
 // would leave them; this checks that the server takes that way.)
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { BUNDLE, cleanEnv, cliJson, ensureBundle, ROOT } from '../helpers/bundle';
+import { cliJson, startServe } from '../helpers/bundle';
+import { straceCalls, type StraceCall } from '../helpers/strace';
 
 const hasStrace = spawnSync('strace', ['-V']).status === 0;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-durable-acks-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** One system call from the trace: the lines where it began and returned (a call another thread interrupted spans several). */
-interface Call {
-  text: string;
-  began: number;
-  returned: number;
-}
-
-/** The calls of a `strace -f` trace, each whole, in the order they returned. */
-function calls(trace: string): Call[] {
-  const out: Call[] = [];
-  const open = new Map<string, { text: string; began: number }>();
-  trace.split('\n').forEach((raw, i) => {
-    const m = /^(\d+) +(.*)$/.exec(raw);
-    if (!m) return;
-    const [, tid, line] = m as unknown as [string, string, string];
-    if (line.endsWith(' <unfinished ...>')) open.set(tid, { text: line.slice(0, -' <unfinished ...>'.length), began: i });
-    else if (line.startsWith('<... ')) {
-      const start = open.get(tid);
-      open.delete(tid);
-      if (start) out.push({ text: start.text + line.replace(/^<\.\.\. \w+ resumed>/, ''), began: start.began, returned: i });
-    } else out.push({ text: line, began: i, returned: i });
-  });
-  return out;
-}
-
 /** For each create's answer: whether a flush of the WAL began after the create's last WAL write and returned before the answer was written. */
 function answersAfterFlush(trace: string): boolean[] {
-  const all = calls(trace);
-  const walWrite = (c: Call) => /^pwrite64\(\d+<[^>]*-wal>/.test(c.text);
-  const walFlush = (c: Call) => /^f(?:data)?sync\(\d+<[^>]*-wal>\) += 0$/.test(c.text);
+  const all = straceCalls(trace).calls;
+  const walWrite = (c: StraceCall) => /^pwrite64\(\d+<[^>]*-wal>/.test(c.text);
+  const walFlush = (c: StraceCall) => /^f(?:data)?sync\(\d+<[^>]*-wal>\) += 0$/.test(c.text);
   return all
     .filter((c) => /^(?:write|writev)\(\d+<socket:/.test(c.text) && c.text.includes('HTTP/1.1 201'))
     .map((answer) => {
@@ -71,29 +47,12 @@ function childrenOf(pid: number): number[] {
 
 /** Serves `db` under strace with `durability`, makes three creates one after another, stops; the trace. */
 async function traced(db: string, secret: string, durability: 'full' | 'normal'): Promise<string> {
-  ensureBundle();
   const trace = path.join(dir, `trace-${durability}`);
-  const strace = spawn(
-    'strace',
-    ['-f', '-qq', '-y', '-s', '40', '-e', 'trace=pwrite64,fsync,fdatasync,write,writev', '-o', trace, process.execPath, BUNDLE, 'serve', '--port', '0', '--db', db, '--rate-limit', '0', '--durability', durability],
-    { cwd: ROOT, env: cleanEnv() },
-  );
-  const exited = new Promise((resolve) => strace.on('exit', resolve));
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${out}`)), 20_000);
-    strace.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /reclib listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-  });
+  const wrapper = ['strace', '-f', '-qq', '-y', '-s', '40', '-e', 'trace=pwrite64,fsync,fdatasync,write,writev', '-o', trace];
+  const server = await startServe(['--db', db, '--rate-limit', '0', '--durability', durability], { wrapper, timeoutMs: 20_000 });
   try {
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${url}/api/v2/recordings`, {
+      const res = await fetch(`${server.url}/api/v2/recordings`, {
         method: 'POST',
         headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'idempotency-key': `${durability}-${i}` },
         body: JSON.stringify({ type: 'clip', transcript: `durable ${durability} ${i}` }),
@@ -101,9 +60,10 @@ async function traced(db: string, secret: string, durability: 'full' | 'normal')
       assert.equal(res.status, 201, await res.text());
     }
   } finally {
-    // The server is strace's child: stopping strace would leave it running (detached).
-    for (const pid of childrenOf(strace.pid!)) process.kill(pid, 'SIGTERM');
-    await exited;
+    // The server is strace's child: stopping strace would leave it running (detached). strace
+    // ends with it.
+    for (const pid of childrenOf(server.child.pid!)) process.kill(pid, 'SIGTERM');
+    await server.exited;
   }
   return fs.readFileSync(trace, 'utf8');
 }

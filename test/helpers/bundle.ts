@@ -92,15 +92,19 @@ export interface ServeProcess {
   stderr(): string;
   /** Sends a signal and waits for the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** The exit code, once the process ended by itself or otherwise. */
+  exited: Promise<number | null>;
 }
 
 /**
  * Starts `reclib serve --port 0 <args>` (`opts.nodeArgs`: Node's own, before the bundle; `opts.bundle`
- * and `opts.cwd`: a copy of it elsewhere, and where it runs) and resolves once it prints its URL.
+ * and `opts.cwd`: a copy of it elsewhere, and where it runs; `opts.wrapper`: a command that runs
+ * Node, such as `strace -f -o FILE`, whose process `child` then is) and resolves once it prints its URL.
  */
-export function startServe(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[]; bundle?: string; cwd?: string } = {}): Promise<ServeProcess> {
+export function startServe(args: string[], opts: { env?: Record<string, string>; timeoutMs?: number; nodeArgs?: string[]; bundle?: string; cwd?: string; wrapper?: string[] } = {}): Promise<ServeProcess> {
   ensureBundle();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bundle ?? BUNDLE, 'serve', '--port', '0', ...args], { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
+  const [command, ...commandArgs] = [...(opts.wrapper ?? []), process.execPath, ...(opts.nodeArgs ?? []), opts.bundle ?? BUNDLE, 'serve', '--port', '0', ...args];
+  const child = spawn(command!, commandArgs, { cwd: opts.cwd ?? ROOT, env: cleanEnv(opts.env) });
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -124,6 +128,7 @@ export function startServe(args: string[], opts: { env?: Record<string, string>;
             if (child.exitCode === null && child.signalCode === null) child.kill(signal);
             return exited;
           },
+          exited,
         });
       }
     });
