@@ -10,55 +10,103 @@
 // as with FULL; what changes is that a read on another connection may see a commit a few
 // milliseconds before it is (as InnoDB's readers may), never its writer's client.
 // test/db/power-loss.test.ts checks it as it checks FULL: rebuilds the files as a power cut at
-// every acknowledgment would leave them.
+// every acknowledgment would leave them. A failed fsync: Writer.recovered() (src/db/writer.ts).
 import fs from 'node:fs';
 import type { CommitSync } from './writer';
 
-export class WalSync implements CommitSync {
+/**
+ * The error SQLite's own COMMIT would have raised for the same failed fsync under FULL: its code
+ * makes the write a 503 with Retry-After (src/db/write-health.ts), not a 500.
+ */
+export function walSyncError(cause: unknown): Error {
+  const errno = (cause as { code?: unknown } | null)?.code;
+  const code = errno === 'ENOSPC' || errno === 'EDQUOT' ? 'SQLITE_FULL' : 'SQLITE_IOERR_FSYNC';
+  return Object.assign(new Error(`the fsync of the WAL failed: ${(cause as Error)?.message ?? String(cause)}`, { cause }), { code });
+}
+
+/**
+ * One descriptor of the WAL file, opened again if the file at the path is another one: SQLite
+ * deletes the WAL when the last connection closes (the main thread's and the checkpointer's stay
+ * open while this one does; this is for safety, not expected). An fsync of any descriptor of a
+ * file flushes that file. A descriptor replaced while an fsync on the thread pool still uses it
+ * is closed when that fsync returns, never before: its number could meanwhile name another file.
+ */
+class WalDescriptor {
   private fd: number | undefined;
   private ino = -1;
+  private inUse: number | undefined;
 
-  /** `database`: the path the connection opened (better-sqlite3's db.name); its WAL is `${database}-wal`. */
-  constructor(private readonly database: string) {}
+  constructor(private readonly path: string) {}
 
-  /**
-   * The WAL file's descriptor, opened again if the file at the path is another one: SQLite
-   * deletes the WAL when the last connection closes (the main thread's and the checkpointer's stay
-   * open while this one does; this is for safety, not expected). An fsync of any descriptor of a
-   * file flushes that file.
-   */
-  private wal(): number {
-    const { ino } = fs.statSync(`${this.database}-wal`);
+  get(): number {
+    const { ino } = fs.statSync(this.path);
     if (this.fd !== undefined && ino === this.ino) return this.fd;
     this.close();
-    const fd = fs.openSync(`${this.database}-wal`, 'r');
+    const fd = fs.openSync(this.path, 'r');
     this.fd = fd;
     this.ino = fs.fstatSync(fd).ino;
     return fd;
   }
 
+  /** fdatasync on the thread pool. */
   flush(done: (error?: unknown) => void): void {
     let fd: number;
     try {
-      fd = this.wal();
+      fd = this.get();
     } catch (e) {
       queueMicrotask(() => done(e));
       return;
     }
-    fs.fdatasync(fd, (e) => done(e ?? undefined));
-  }
-
-  flushNow(): void {
-    fs.fdatasyncSync(this.wal());
+    this.inUse = fd;
+    fs.fdatasync(fd, (e) => {
+      this.inUse = undefined;
+      if (fd !== this.fd) closeQuietly(fd);
+      done(e ?? undefined);
+    });
   }
 
   close(): void {
-    if (this.fd === undefined) return;
-    try {
-      fs.closeSync(this.fd);
-    } catch {
-      // already closed
-    }
+    if (this.fd !== undefined && this.fd !== this.inUse) closeQuietly(this.fd);
     this.fd = undefined;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+export class WalSync implements CommitSync {
+  // Two descriptors, one for each way of flushing: Linux reports a failed writeback once per open
+  // file, to the first fsync through it, and marks the pages clean. Were flushNow() to share the
+  // pool's descriptor, an error the pool's fsync heard would make flushNow() report success for
+  // a WAL that lacks a commit before its own (and the reverse).
+  private readonly pooled: WalDescriptor;
+  private readonly direct: WalDescriptor;
+
+  /** `database`: the path the connection opened (better-sqlite3's db.name); its WAL is `${database}-wal`. */
+  constructor(database: string) {
+    this.pooled = new WalDescriptor(`${database}-wal`);
+    this.direct = new WalDescriptor(`${database}-wal`);
+  }
+
+  flush(done: (error?: unknown) => void): void {
+    this.pooled.flush((e) => done(e === undefined ? undefined : walSyncError(e)));
+  }
+
+  flushNow(): void {
+    try {
+      fs.fdatasyncSync(this.direct.get());
+    } catch (e) {
+      throw walSyncError(e);
+    }
+  }
+
+  close(): void {
+    this.pooled.close();
+    this.direct.close();
   }
 }

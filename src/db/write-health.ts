@@ -59,7 +59,7 @@ export class WriteHealth {
    * The error to hand to the caller for a failed write: a storage failure becomes 503 unavailable
    * (and starts an episode); anything else is returned as it was.
    */
-  refused(err: unknown): unknown {
+  refused(err: unknown, { committed = false }: { committed?: boolean } = {}): unknown {
     const failure = writeFailureOf(err);
     if (!failure) return err;
     if (this.own?.failing !== failure) {
@@ -68,11 +68,11 @@ export class WriteHealth {
       const code = (err as { code: string }).code;
       this.log(`reclib: writes are failing: ${WHAT[failure]} (${code}); answering 503 with Retry-After: ${WRITE_RETRY_AFTER_S} until a write succeeds; reads keep working`);
     }
-    return new AppError(
-      'unavailable',
-      `the server cannot write: ${WHAT[failure]}. Nothing was saved; retry in ${WRITE_RETRY_AFTER_S} s (the same Idempotency-Key is safe)`,
-      { 'Retry-After': String(WRITE_RETRY_AFTER_S) },
-    );
+    // `committed`: the fsync after the commit failed (src/db/writer.ts, with --durability full).
+    const outcome = committed
+      ? `The change was made but is not known to be on the disk; retry in ${WRITE_RETRY_AFTER_S} s (the same Idempotency-Key finds a create again; an edit or delete may find itself done)`
+      : `Nothing was saved; retry in ${WRITE_RETRY_AFTER_S} s (the same Idempotency-Key is safe)`;
+    return new AppError('unavailable', `the server cannot write: ${WHAT[failure]}. ${outcome}`, { 'Retry-After': String(WRITE_RETRY_AFTER_S) });
   }
 
   /**

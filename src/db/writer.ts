@@ -27,7 +27,7 @@
 // deliveries) carries the same time, and so does every member of a group.
 import { systemClock, type Clock } from '../clock';
 import { BUSY_TIMEOUT_MS, type Db } from './open';
-import { WriteHealth } from './write-health';
+import { WriteHealth, writeFailureOf } from './write-health';
 
 /** At most this many requests share one transaction (bounds the time the event loop is held). */
 export const MAX_GROUP = 64;
@@ -85,6 +85,11 @@ export class Writer {
   private gate: GroupHold | undefined;
   /** stopGroups(): no group starts any more. */
   private stopped = false;
+  /**
+   * The WAL's fsync failed (syncCommitsWith): until recovered() has put every commit in the
+   * database file, no commit is known to be on the disk, so none is answered as if it were.
+   */
+  private syncFailure: unknown;
 
   /** A full disk or read-only file: every write fails the same way until one succeeds again. */
   readonly health = new WriteHealth();
@@ -109,6 +114,8 @@ export class Writer {
   /** Runs fn in one immediate transaction (nested calls join the outer one). No await inside. */
   write<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
+    const lost = this.recovered();
+    if (lost !== undefined) throw this.health.refused(lost);
     const hooks: Array<() => void> = [];
     this.afterCommit = hooks;
     this.depth++;
@@ -122,14 +129,21 @@ export class Writer {
           return value;
         })
         .immediate();
-      // Durable before it returns, as FULL's commit is (the groups' fsync may still be on its way).
-      this.sync?.flushNow();
     } catch (error) {
       throw this.health.refused(error);
     } finally {
       this.depth--;
       this.afterCommit = [];
       this.txNow = undefined;
+    }
+    // Durable before it returns, as FULL's commit is (the groups' fsync may still be on its way).
+    if (this.sync) {
+      try {
+        this.sync.flushNow();
+      } catch (error) {
+        this.syncFailure = error;
+        throw this.health.refused(error, { committed: true });
+      }
     }
     this.health.succeeded();
     this.announceCommit();
@@ -240,6 +254,14 @@ export class Writer {
     // Without a sync of our own, the batch is answered as soon as it committed, right below.
     if (!this.sync) this.answered(batch.length);
     if (this.queue.length > 0) this.schedule();
+    // After a failed fsync nothing more is committed until the commits before are durable again:
+    // the batch is refused unsaved, as a full disk refuses it.
+    const lost = this.recovered();
+    if (lost !== undefined) {
+      this.answered(batch.length);
+      for (const member of batch) member.reject(this.health.refused(lost));
+      return;
+    }
     // First without a savepoint per member, as write() runs the writes that join it: a savepoint
     // makes SQLite copy every page a member changes (the same few leaves, again for each member),
     // and SAVEPOINT/RELEASE are statements of their own. Measured in process at 100,000
@@ -307,9 +329,9 @@ export class Writer {
       outcomes.forEach((o, i) => {
         const member = batch[i]!;
         if (!o.ok) return member.reject(this.health.refused(o.error));
-        // Committed, but not known to be on the disk: refused as a failed commit is. (A retry
-        // finds a create by its Idempotency-Key; an edit or delete is the same change again.)
-        if (syncError !== undefined) return member.reject(this.health.refused(syncError));
+        // Committed, but not known to be on the disk: refused, saying so. (A retry finds a create
+        // by its Idempotency-Key.)
+        if (syncError !== undefined) return member.reject(this.health.refused(syncError, { committed: true }));
         try {
           for (const hook of o.hooks) hook();
         } catch (error) {
@@ -319,7 +341,9 @@ export class Writer {
         member.resolve(o.value);
       });
     };
-    if (committed && this.sync) this.whenDurable(settle);
+    // A group that committed nothing still waits for the fsync of the commits it read (a 410 for
+    // a recording whose delete is on its way to the disk must not come before that delete's 204).
+    if (this.sync && (committed || this.syncing !== undefined || this.unsynced.length > 0)) this.whenDurable(settle, committed);
     else settle();
     return true;
   }
@@ -333,8 +357,16 @@ export class Writer {
     this.sync = sync;
   }
 
-  /** Settles after the next fsync of the WAL; one fsync at a time, each for every group committed before it started. */
-  private whenDurable(settle: (error?: unknown) => void): void {
+  /**
+   * Settles after the next fsync of the WAL; one fsync at a time, each for every group committed
+   * before it started. A group that committed nothing needs no fsync of its own: it settles with
+   * the one that covers the last commit before it.
+   */
+  private whenDurable(settle: (error?: unknown) => void, committed = true): void {
+    if (!committed && this.unsynced.length === 0 && this.syncing) {
+      this.syncing.push(settle);
+      return;
+    }
     this.unsynced.push(settle);
     if (!this.syncing) this.flushWal();
   }
@@ -347,9 +379,44 @@ export class Writer {
       // settleNow() answered them meanwhile.
       if (this.syncing !== waiting) return;
       this.syncing = undefined;
-      for (const settle of waiting) settle(error);
+      const failure = this.durable(error);
+      for (const settle of waiting) settle(failure);
       if (this.unsynced.length > 0) this.flushWal();
     });
+  }
+
+  /**
+   * What an fsync's result means for the commits it covered: its error (from then on every
+   * commit waits for recovered()), or, after an earlier failure, whatever recovered() says; a
+   * later fsync that succeeds proves nothing then.
+   */
+  private durable(error: unknown): unknown {
+    if (error === undefined) return this.recovered();
+    this.syncFailure = error;
+    return error;
+  }
+
+  /**
+   * After a failed fsync of the WAL: undefined once every commit is durable again, else the error
+   * to refuse with. A later fsync cannot tell: Linux reports a failed writeback once and marks its
+   * pages clean, so the WAL on the disk may lack a commit that readers see, and a power cut would
+   * then lose every commit after it too (recovery stops at the first frame whose checksum fails).
+   * A TRUNCATE checkpoint copies every commit into the database file, fsyncs that file, and starts
+   * the WAL over; until one completes (readers of older snapshots can keep it from finishing,
+   * busy_timeout), every write is refused before it is made, as on a full disk. Nothing to do
+   * while fsyncs work.
+   */
+  private recovered(): unknown {
+    if (this.syncFailure === undefined) return undefined;
+    try {
+      const [row] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (row?.busy !== 0) return this.syncFailure;
+    } catch (error) {
+      // A storage error of its own (another I/O error, a full disk) is the better answer.
+      return writeFailureOf(error) ? error : this.syncFailure;
+    }
+    this.syncFailure = undefined;
+    return undefined;
   }
 
   /**
@@ -372,7 +439,8 @@ export class Writer {
     } catch (e) {
       error = e;
     }
-    for (const settle of waiting) settle(error);
+    const failure = this.durable(error);
+    for (const settle of waiting) settle(failure);
   }
 
   /** `n` members were just answered: the next group waits for them under concurrent writes (schedule()). */

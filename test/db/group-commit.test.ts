@@ -7,7 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { openSqlite } from '../../src/db/sqlite';
+import { walSyncError } from '../../src/db/wal-sync';
+import { WriteHealth } from '../../src/db/write-health';
 import { GROUP_DELAY_AFTER, MAX_GROUP, Writer } from '../../src/db/writer';
+import type { AppError } from '../../src/errors';
 import { harness, type Harness } from '../helpers/harness';
 
 const tmpFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-group-')), 'g.db');
@@ -321,19 +324,119 @@ describe('Writer.syncCommitsWith (the WAL flushed off the thread, src/db/wal-syn
     assert.equal(f.flushedNow(), 0, 'no fsync on the thread');
   });
 
-  test('an fsync that fails refuses the members it was to cover (their rows are written: an Idempotency-Key finds a create again); the next group is not hurt', async () => {
+  test('an fsync that fails refuses the members it was to cover (503: their rows are written, an Idempotency-Key finds a create again); later fsyncs prove nothing until a TRUNCATE checkpoint has made every commit durable', async () => {
     const s = scratch();
+    const f = fakeSync(s);
+    s.writer.syncCommitsWith(f.sync);
+    const walBytes = () => fs.statSync(`${s.file}-wal`).size;
+    const failed = s.writer.writeGrouped(() => s.add('x'));
+    await turn();
+    // Committed while the failing fsync was on its way: its own fsync will succeed, which Linux
+    // does after it reported a failed writeback once (the pages marked clean, not written).
+    const behind = s.writer.writeGrouped(() => s.add('y'));
+    await turn();
+    await turn();
+    f.flushes[0]!.done(walSyncError(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })));
+    await assert.rejects(failed, (e: AppError) => e.code === 'unavailable' && /I\/O error.*not known to be on the disk/.test(e.message));
+    assert.ok(walBytes() > 0);
+    f.flushes[1]!.done();
+    await behind;
+    assert.equal(walBytes(), 0, 'answered only after a TRUNCATE checkpoint put every commit in the database file');
+    assert.deepEqual(s.names(), ['x', 'y']);
+    // The next fsync that works is enough again.
+    const next = s.writer.writeGrouped(() => s.add('z'));
+    await turn();
+    f.flushes[2]!.done();
+    await next;
+    assert.ok(walBytes() > 0, 'no checkpoint once writes are durable again');
+  });
+
+  test('after a failed fsync, while the checkpoint cannot finish (a reader of an older snapshot), writes are refused before they are made, grouped or not', async () => {
+    const s = scratch();
+    s.db.pragma('busy_timeout = 0');
     const f = fakeSync(s);
     s.writer.syncCommitsWith(f.sync);
     const failed = s.writer.writeGrouped(() => s.add('x'));
     await turn();
-    f.flushes[0]!.done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
-    await assert.rejects(failed, /EIO/);
-    const next = s.writer.writeGrouped(() => s.add('y'));
+    const reader = openSqlite(s.file);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM items').get();
+    f.flushes[0]!.done(walSyncError(Object.assign(new Error('EIO'), { code: 'EIO' })));
+    await assert.rejects(failed, /not known to be on the disk/);
+    await assert.rejects(
+      s.writer.writeGrouped(() => s.add('refused')),
+      (e: AppError) => e.code === 'unavailable' && /Nothing was saved/.test(e.message),
+    );
+    assert.throws(() => s.writer.write(() => s.add('refused too')), /Nothing was saved/);
+    assert.deepEqual(s.names(), ['x']);
+    assert.equal(f.flushes.length, 1, 'nothing committed, nothing to flush');
+    reader.exec('COMMIT');
+    s.writer.write(() => s.add('after'));
+    assert.deepEqual(s.names(), ['x', 'after']);
+    assert.equal(f.flushedNow(), 1);
+    reader.close();
+  });
+
+  test('write() whose own fsync fails is refused as not known to be on the disk, and the next write recovers first', () => {
+    const s = scratch();
+    let fail = true;
+    let checkpointed = 0;
+    s.writer.syncCommitsWith({
+      flush: () => assert.fail('no grouped write here'),
+      flushNow: () => {
+        if (fail) {
+          fail = false;
+          throw walSyncError(Object.assign(new Error('EIO'), { code: 'EIO' }));
+        }
+        checkpointed = fs.statSync(`${s.file}-wal`).size;
+      },
+    });
+    assert.throws(() => s.writer.write(() => s.add('a')), (e: AppError) => e.code === 'unavailable' && /not known to be on the disk/.test(e.message));
+    s.writer.write(() => s.add('b'));
+    assert.deepEqual(s.names(), ['a', 'b']);
+    // The WAL was started over before b: b's frames are all it holds.
+    assert.ok(checkpointed > 0 && checkpointed < 3 * 4096 + 32, `WAL ${checkpointed} bytes at b's fsync`);
+  });
+
+  test('a group that commits nothing (every member refused by what it read) is answered only with the fsync of the commits before it', async () => {
+    const s = scratch();
+    const f = fakeSync(s);
+    s.writer.syncCommitsWith(f.sync);
+    const log: string[] = [];
+    const del = s.writer.writeGrouped(() => s.add('deleted')).then(() => log.push('first answered'));
     await turn();
-    f.flushes[1]!.done();
-    await next;
-    assert.deepEqual(s.names(), ['x', 'y']);
+    const refused = s.writer
+      .writeGrouped(() => {
+        throw new Error('410: decided by reading the group before');
+      })
+      .catch((e: Error) => log.push(e.message));
+    for (let i = 0; i < 3; i++) await turn();
+    assert.deepEqual(log, [], 'not before the fsync of what it read');
+    assert.equal(f.flushes.length, 1, 'and no fsync of its own');
+    f.flushes[0]!.done();
+    await Promise.all([del, refused]);
+    assert.deepEqual(log, ['first answered', '410: decided by reading the group before']);
+    // With nothing on its way, such a group is answered at once.
+    let answered = false;
+    const alone = s.writer
+      .writeGrouped(() => {
+        throw new Error('404');
+      })
+      .catch(() => (answered = true));
+    await turn();
+    await turn();
+    assert.equal(answered, true);
+    await alone;
+    assert.equal(f.flushes.length, 1);
+  });
+
+  test('walSyncError: an fsync error is the error SQLite gives under FULL, a 503 with Retry-After', () => {
+    const io = walSyncError(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    assert.equal((io as { code?: string }).code, 'SQLITE_IOERR_FSYNC');
+    assert.equal((walSyncError(Object.assign(new Error('no space'), { code: 'ENOSPC' })) as { code?: string }).code, 'SQLITE_FULL');
+    const refused = new WriteHealth(() => {}).refused(io, { committed: true }) as AppError;
+    assert.equal(refused.code, 'unavailable');
+    assert.equal(refused.headers['Retry-After'], '30');
   });
 
   test('write() flushes before it returns; settleNow() flushes and answers every group still waiting (a closing writer)', async () => {
