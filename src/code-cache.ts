@@ -11,11 +11,13 @@
 // system's temporary directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's. The
 // folder must be ours and writable by nobody else (reclib makes it 0700), since what is in it runs:
 // otherwise the program runs without a cache. Each program and place keeps one file per way of
-// starting it, named by the program's size, times and inode, Node's version and its flags; a new
-// build's file replaces those of earlier ones. V8 refuses a file made by another V8, with other
-// flags or for another source length, and it is then written again. Nothing here ever stops a
-// program from running: a cache that cannot be read, used or written is skipped
-// (NODE_DEBUG=reclib says why).
+// starting it, named by a hash of the program's text, Node's version and its flags; a new build's
+// file replaces those of earlier ones. V8 refuses a file made by another V8, with other flags or
+// for another source length, and it is then written again. Nothing here ever stops a program
+// from running: a cache that cannot be read, used or written is skipped (NODE_DEBUG=reclib says
+// why). Node's own compile cache (Node 22.1 and later) is turned on only in the folder checked
+// here (bin/load-program.ts): left to itself it would use a folder in the system's temporary
+// directory that any user may have made first, and whose files it runs.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -55,6 +57,9 @@ function distrust(st: fs.Stats, what: string, kind: 'folder' | 'file'): string |
   if (kind === 'folder' ? !st.isDirectory() : !st.isFile()) return `${what} is not a ${kind}`;
   if (uid !== undefined && st.uid !== uid) return `${what} belongs to another user`;
   if (uid !== undefined && (st.mode & 0o022) !== 0) return `others may write ${kind === 'folder' ? 'in ' : ''}${what}`;
+  // A hard link made elsewhere (where it could have been put while the folder was another's) to a
+  // file of this user: reclib's own files have one name.
+  if (kind === 'file' && st.nlink !== 1) return `${what} has other names (hard links)`;
   return undefined;
 }
 
@@ -71,14 +76,15 @@ export interface CacheName {
 
 /**
  * The cache file's name: the program and the folder it is in, then what makes V8's code for it
- * valid. V8 checks only the length of the source: the build part is the file's size, its times and
- * its inode, since ctime and the inode change with every write or copy of the file, even one that
- * keeps its size and modification time (tar, `cp -p`, a packager's fixed timestamps).
+ * valid. V8 checks only the length of the source, and runs the cached code of another text of the
+ * same length: the build part is a hash of the very bytes compiled (~1 ms for the server's
+ * program). A name made of the file's size, times and inode missed a rewrite of the same length
+ * within one tick of the file system's clock (1-2 s on some), and an old build's code ran.
  */
-export function cacheFileName(file: string, st: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): CacheName & { name: string } {
-  const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
+export function cacheFileName(file: string, text: Buffer): CacheName & { name: string } {
+  const hash = (s: string | Buffer) => createHash('sha256').update(s).digest('hex').slice(0, 16);
   const prefix = `${path.basename(file)}-${hash(path.resolve(file))}-`;
-  const build = `${prefix}${hash([st.size, st.mtimeMs, st.ctimeMs, st.ino].join('\0'))}-`;
+  const build = `${prefix}${hash(text)}-`;
   // V8 refuses code compiled with other flags: Node's flags are part of the name, so that two ways
   // of starting (npm start's flag, a CLI command without it) keep a file each.
   const runtime = hash([process.version, process.arch, process.execArgv.join(' '), process.env.NODE_OPTIONS ?? ''].join('\0'));
@@ -92,7 +98,7 @@ const OURS = /-[0-9a-f]{16}(-[0-9a-f]{16}){1,2}\.bin(\.\d+\.[0-9a-z]+\.tmp)?$/;
  * Runs the CommonJS program `url` (a file beside the calling loader or program) as Node would run it
  * as a module, with the code cache when there is one, and returns its exports.
  */
-export function runWithCodeCache(url: URL): unknown {
+export function runWithCodeCache(url: URL, dir: string | undefined = cacheFolder()): unknown {
   const file = fileURLToPath(url);
   // Node applies source maps (--enable-source-maps, in NODE_OPTIONS too) only to code its module
   // loader compiled, not to a vm.Script: then the program is required, and stacks name the sources.
@@ -100,21 +106,15 @@ export function runWithCodeCache(url: URL): unknown {
     skip('source maps are on');
     return createRequire(file)(file);
   }
-  const before = fs.statSync(file);
   const bytes = fs.readFileSync(file);
   // A `#!` line is valid only at the very start of a script; as a comment it keeps the line numbers.
   const source = bytes.toString('utf8').replace(/^#!/, '//');
-  // The cache is named by the file's size, times and inode, so they must be those of the text read:
-  // a build writing the file meanwhile (V8 would take the old code for a new text of the same length).
-  const after = fs.statSync(file);
-  const unchanged =
-    before.mtimeMs === after.mtimeMs && before.ctimeMs === after.ctimeMs && before.ino === after.ino && before.size === after.size && bytes.length === after.size;
-  const dir = unchanged ? cacheFolder() : skip(`${file} changed while it was read`);
   let cachePath: string | undefined;
   let named: CacheName | undefined;
   let cachedData: Buffer | undefined;
   if (dir !== undefined) {
-    const { name, ...parts } = cacheFileName(file, after);
+    // Named by the bytes read, which are the text compiled (a build writing the file meanwhile included).
+    const { name, ...parts } = cacheFileName(file, bytes);
     named = parts;
     cachePath = path.join(dir, name);
     cachedData = readCache(cachePath);
@@ -137,7 +137,8 @@ export function runWithCodeCache(url: URL): unknown {
 function readCache(cachePath: string): Buffer | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(cachePath, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: a FIFO put in its place would otherwise block the open until a writer came.
+    fd = fs.openSync(cachePath, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // ELOOP: a link (O_NOFOLLOW); it is written over as a file.
@@ -196,7 +197,12 @@ export function writeCache(data: Buffer, dir: string, cachePath: string, named: 
       const other = path.join(dir, name);
       if (other === cachePath || !OURS.test(name)) continue;
       const earlierBuild = name.startsWith(named.prefix) && !name.startsWith(named.build) && name.endsWith('.bin');
-      if (earlierBuild || now - fs.lstatSync(other).mtimeMs > ORPHAN_AGE_MS) fs.rmSync(other, { force: true });
+      try {
+        if (earlierBuild || now - fs.lstatSync(other).mtimeMs > ORPHAN_AGE_MS) fs.rmSync(other, { force: true });
+      } catch (err) {
+        // Gone meanwhile (another process pruning), or a folder of that name: the others still are looked at.
+        debug('old code cache not removed: %s', (err as Error).message);
+      }
     }
   } catch (err) {
     debug('old code caches not removed: %s', (err as Error).message);

@@ -48,18 +48,17 @@ describe('the cache folder', () => {
 });
 
 describe('the cache file', () => {
-  it('is named by the program and its place, then by its build (size, times, inode), then by Node and its flags', () => {
-    const st = { size: 100, mtimeMs: 1, ctimeMs: 1, ino: 7 };
-    const a = cacheFileName('/srv/reclib/dist/reclib.program.cjs', st);
-    assert.equal(cacheFileName('/srv/reclib/dist/reclib.program.cjs', st).name, a.name);
+  it('is named by the program and its place, then by its text (a hash of its bytes), then by Node and its flags', () => {
+    const text = Buffer.from('module.exports = "old-version-A";');
+    const a = cacheFileName('/srv/reclib/dist/reclib.program.cjs', text);
+    assert.equal(cacheFileName('/srv/reclib/dist/reclib.program.cjs', Buffer.from(text)).name, a.name);
     assert.ok(a.name.startsWith(a.build) && a.build.startsWith(a.prefix) && a.prefix.startsWith('reclib.program.cjs-'));
-    // Another build: the same prefix, another build part. ctime and the inode change with every write or copy of the file, even one that keeps its size and mtime (tar, cp -p, SOURCE_DATE_EPOCH).
-    for (const other of [{ size: 101 }, { mtimeMs: 2 }, { ctimeMs: 2 }, { ino: 8 }]) {
-      const b = cacheFileName('/srv/reclib/dist/reclib.program.cjs', { ...st, ...other });
-      assert.equal(b.prefix, a.prefix);
-      assert.notEqual(b.build, a.build);
-    }
-    assert.notEqual(cacheFileName('/opt/reclib/dist/reclib.program.cjs', st).prefix, a.prefix);
+    // Another build of the same length: V8 would run the old one's code for it (it checks only the
+    // length), whatever the file's times say (a rewrite within one tick of the file system's clock).
+    const b = cacheFileName('/srv/reclib/dist/reclib.program.cjs', Buffer.from('module.exports = "new-version-B";'));
+    assert.equal(b.prefix, a.prefix);
+    assert.notEqual(b.build, a.build);
+    assert.notEqual(cacheFileName('/opt/reclib/dist/reclib.program.cjs', text).prefix, a.prefix);
   });
 
   it('is written whole, replaces the same program’s earlier builds, keeps its other ways of starting, removes week-old files of others and keeps the rest', () => {
@@ -124,9 +123,12 @@ describe('the bundle with its cache', () => {
     assert.deepEqual(debugLines(second.stderr).map((l) => l.replace(/^RECLIB \d+: /, '').replace(/: .*/, '')), ['code cache used']);
     assert.deepEqual(ours(), written);
 
-    // A new build of the program: a new file, the old one removed.
-    const later = new Date(Date.now() + 5000);
-    fs.utimesSync(program, later, later);
+    // A new build of the program, of the same length, its times put back: a new file, the old one removed.
+    const st = fs.statSync(program);
+    const text = fs.readFileSync(program, 'latin1');
+    assert.ok(text.includes('__reclibImportMeta'));
+    fs.writeFileSync(program, text.replaceAll('__reclibImportMeta', '__reclibImportMetX'), 'latin1');
+    fs.utimesSync(program, st.atime, st.mtime);
     const rebuilt = await runCli(['--version'], { env, bundle });
     assert.equal(rebuilt.code, 0, rebuilt.stderr);
     const afterRebuild = ours();
@@ -173,7 +175,7 @@ describe('the bundle with its cache', () => {
     }
   });
 
-  it('uses no file in the folder that is a link, or that another user owns or may write (what is in it runs)', async () => {
+  it('uses no file in the folder that is a link, or that another user owns or may write (what is in it runs)', { timeout: 60_000 }, async () => {
     const dir = fresh();
     const env = { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' };
     assert.equal((await runCli(['--version'], { env })).code, 0);
@@ -183,6 +185,9 @@ describe('the bundle with its cache', () => {
     fs.copyFileSync(file, elsewhere);
     const cases: Array<[string, () => void]> = [
       ['a link to a file elsewhere', () => fs.symlinkSync(elsewhere, file)],
+      ['a hard link to a file elsewhere', () => fs.linkSync(elsewhere, file)],
+      // Not opened to wait for a writer: the start would hang there.
+      ['a FIFO', () => execFileSync('mkfifo', [file])],
       ['a file others may write', () => {
         fs.copyFileSync(elsewhere, file);
         fs.chmodSync(file, 0o622);
@@ -229,6 +234,29 @@ describe('the bundle with its cache', () => {
     const blocked = await runCli(['--version'], { env: { NODE_COMPILE_CACHE: path.join(blocker, 'cache'), NODE_DEBUG: 'reclib' } });
     assert.equal(blocked.code, 0, blocked.stderr);
     assert.match(blocked.stderr, /code cache not used/);
+  });
+
+  it("turns Node's own compile cache (Node 22.1 and later) on only in the folder it checked, never in the one Node would pick", async () => {
+    // Node's default is a folder in the system's temporary directory that it makes without asking
+    // who made it first, and whose files it runs. On Node 20, which has none, the preload plays it.
+    const preload = path.join(fresh());
+    fs.writeFileSync(preload, "require('node:module').enableCompileCache = (...args) => process.stderr.write(`enableCompileCache ${JSON.stringify(args)}\\n`);\n");
+    const calls = async (env: Record<string, string>) => {
+      const r = await runCli(['--version'], { env, nodeArgs: ['--require', preload] });
+      assert.equal(r.code, 0, r.stderr);
+      return r.stderr.split('\n').filter((l) => l.startsWith('enableCompileCache')).map((l) => JSON.parse(l.slice('enableCompileCache '.length)) as unknown[]);
+    };
+    const dir = fresh();
+    assert.deepEqual(await calls({ NODE_COMPILE_CACHE: dir }), [[dir]]);
+    const open = fresh();
+    fs.mkdirSync(open, { mode: 0o777 });
+    fs.chmodSync(open, 0o777);
+    assert.deepEqual(await calls({ NODE_COMPILE_CACHE: open }), [], 'a folder others may write: neither cache');
+    assert.deepEqual(await calls({ NODE_DISABLE_COMPILE_CACHE: '1' }), []);
+    const tmpdir = fresh();
+    fs.mkdirSync(tmpdir, { mode: 0o1777 });
+    fs.chmodSync(tmpdir, 0o1777);
+    assert.deepEqual(await calls({ TMPDIR: tmpdir, NODE_COMPILE_CACHE: '' }), [[path.join(tmpdir, `reclib-code-cache-${process.getuid?.() ?? 'user'}`)]]);
   });
 
   it('runs the programs in strict mode, as the ES modules they are built from ran', () => {
