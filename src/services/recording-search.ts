@@ -20,12 +20,14 @@
 // Paging: newest first by recordedAt, the later created first among equal times: ascending order of
 // the sort key seq (see schema.sql and recording-model.ts). The cursor is the last seq the page
 // covered (its last row, or the last candidate a search read) plus a digest of the filters it was
-// made for, so it can only continue the same search; a page always reflects the current data.
+// made for, sealed for the account (search-cursor.ts), so it can only continue the same search of
+// the same account; a page always reflects the current data.
 import { invalid } from '../errors';
 import { sha256Hex } from '../ids';
 import type { RecordingSearchStore } from '../store/recording-search-store';
 import { canonicalJson, seqRange, type RecordingRow } from './recording-model';
 import { searchConditions, type Condition } from './search-plan';
+import type { SearchCursors } from './search-cursor';
 import type { SearchTerms } from './search-terms';
 
 export { matchExpression, parseQuery } from './search-plan';
@@ -47,24 +49,21 @@ export interface ListInput extends SearchFilters {
   cursor?: string | undefined;
 }
 
-const CURSOR_PREFIX = 'rc1.';
-
 const filterKey = (f: SearchFilters): string =>
   sha256Hex(canonicalJson({ type: f.type, q: f.q, deviceId: f.deviceId, status: f.status, source: f.source, from: f.from, to: f.to })).slice(0, 16);
 
-export const encodeCursor = (seq: number, filters: SearchFilters): string =>
-  CURSOR_PREFIX + Buffer.from(`${seq}.${filterKey(filters)}`).toString('base64url');
+/** Makes the cursors of one account's listing with these filters: `cursor(seq)` continues after seq. */
+const cursorsFor = (cursors: SearchCursors, accountId: string, filters: SearchFilters) => {
+  const key = filterKey(filters);
+  return (seq: number): string => cursors.seal(accountId, seq, key);
+};
 
-/** The seq a cursor continues after; 400 for anything that is not a cursor of these filters. */
-export function decodeCursor(cursor: string, filters: SearchFilters): number {
-  if (cursor.startsWith(CURSOR_PREFIX) && cursor.length <= 64) {
-    const m = /^(\d{1,16})\.([0-9a-f]{16})$/.exec(Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('latin1'));
-    if (m && CURSOR_PREFIX + Buffer.from(`${m[1]}.${m[2]}`).toString('base64url') === cursor) {
-      if (m[2] !== filterKey(filters)) throw invalid('cursor: it was issued for other filters; repeat the same filters or start without a cursor');
-      return Number(m[1]);
-    }
-  }
-  throw invalid('cursor: not a cursor returned by GET /recordings');
+/** The seq a cursor continues after; 400 for anything that is not a cursor of this account and these filters. */
+function decodeCursor(cursors: SearchCursors, accountId: string, cursor: string, filters: SearchFilters): number {
+  const opened = cursors.open(accountId, cursor);
+  if (opened === undefined) throw invalid('cursor: not a cursor returned by GET /recordings for this account');
+  if (opened.filters !== filterKey(filters)) throw invalid('cursor: it was issued for other filters; repeat the same filters or start without a cursor');
+  return opened.seq;
 }
 
 /** Filters as compared by cursors: an empty or blank q is no q. */
@@ -122,23 +121,25 @@ export type Page = { rows: RecordingRow[]; later?: number[]; nextCursor: string 
 export function listPage(
   store: RecordingSearchStore,
   terms: Pick<SearchTerms, 'expansions'>,
+  cursors: SearchCursors,
   accountId: string,
   input: ListInput,
   budget: SearchBudget = SEARCH_BUDGET,
 ): Page {
   const filters = normalizeFilters(input);
+  const encodeCursor = cursorsFor(cursors, accountId, filters);
   const empty = { rows: [], nextCursor: null };
   const range = seqRange(input.from, input.to);
   if (range === null) return empty;
   let [lo, hi] = range;
   // Newest first is ascending seq: the next page starts after the cursor's key.
-  if (input.cursor !== undefined) lo = Math.max(lo, decodeCursor(input.cursor, filters) + 1);
+  if (input.cursor !== undefined) lo = Math.max(lo, decodeCursor(cursors, accountId, input.cursor, filters) + 1);
   if (lo > hi) return empty;
   const conditions = filters.q === undefined ? [] : searchConditions(filters.q, terms);
   if (conditions === null) return empty;
   // A lower bound on seq (a cursor, or `to`) puts the page somewhere inside the matches.
   const inside = input.cursor !== undefined || input.to !== undefined;
-  if (conditions.length > 0) return searchPage(store, accountId, filters, input.limit, lo, hi, inside, conditions, budget);
+  if (conditions.length > 0) return searchPage(store, accountId, filters, encodeCursor, input.limit, lo, hi, inside, conditions, budget);
   // The page is decided on the rows' sizes, before any text is read. One row past the limit says
   // whether another page exists; a row that would take the page past PAGE_BYTES ends it early (it
   // is the first of the next page), unless the page is still empty.
@@ -154,7 +155,7 @@ export function listPage(
       count++;
     }
     const keys = sizes.slice(0, count).map((s) => s.seq);
-    const nextCursor = count < sizes.length ? encodeCursor(keys[count - 1]!, filters) : null;
+    const nextCursor = count < sizes.length ? encodeCursor(keys[count - 1]!) : null;
     // A large page's rows are read as it is written (a row deleted by then is left out; the cursor
     // still continues after the keys).
     if (bytes >= LAZY_FROM_BYTES) return { rows: [], later: keys, nextCursor };
@@ -182,6 +183,7 @@ function searchPage(
   store: RecordingSearchStore,
   accountId: string,
   filters: SearchFilters,
+  encodeCursor: (seq: number) => string,
   limit: number,
   lo: number,
   hi: number,
@@ -224,10 +226,10 @@ function searchPage(
     (inOrder ? meetsAll(row) : tests.every((test) => test(row)));
   const bytes = pageBytes();
   const rows: RecordingRow[] = [];
-  // At least one candidate per page, so that paging always moves on.
-  budget = { ...budget, candidates: Math.max(1, budget.candidates) };
+  // At least one candidate per page, whatever the clock says, so that paging always moves on.
+  budget = { ...budget, candidates: Math.max(1, budget.candidates), minCandidates: Math.max(1, budget.minCandidates) };
   let read = 0;
-  let lastRead = 0;
+  let lastRead = lo - 1;
   let spent = false;
   const limitRows = budget.candidates + 1;
   /**
@@ -271,10 +273,11 @@ function searchPage(
     // One row past the limit says whether another page exists.
     if (rows.length > limit) break;
   }
-  if (rows.length > limit) return { rows: rows.slice(0, limit), nextCursor: encodeCursor(rows[limit - 1]!.seq, filters) };
-  if (bytes.full) return { rows, nextCursor: encodeCursor(rows[rows.length - 1]!.seq, filters) };
-  // Every candidate up to lastRead was read: the next page continues after it.
-  if (spent) return { rows, nextCursor: encodeCursor(lastRead, filters) };
+  if (rows.length > limit) return { rows: rows.slice(0, limit), nextCursor: encodeCursor(rows[limit - 1]!.seq) };
+  if (bytes.full) return { rows, nextCursor: encodeCursor(rows[rows.length - 1]!.seq) };
+  // Every candidate up to lastRead was read: the next page continues after it. (lastRead may be
+  // another account's recording: the cursor is sealed, search-cursor.ts.)
+  if (spent) return { rows, nextCursor: encodeCursor(lastRead) };
   return { rows, nextCursor: null };
 }
 

@@ -30,6 +30,7 @@ import { checkCreateInput, checkPatch, immutableFieldIn, type CreateInput, type 
 import { bodyHash, checkRevision, type RecordingAnswer, type RecordingRow } from './recording-model';
 import { RecordingReports, type AudioReport, type ProcessingReport } from './recording-reports';
 import { listPage, SEARCH_BUDGET, type ListInput, type SearchBudget } from './recording-search';
+import { SearchCursors } from './search-cursor';
 
 import { SearchTerms } from './search-terms';
 
@@ -71,6 +72,8 @@ function live<T extends { deleted_at: number | null }>(found: T | undefined, id:
 export class RecordingService {
   readonly store: RecordingStore;
   readonly searchStore: RecordingSearchStore;
+  /** Seals and opens listing cursors (search-cursor.ts). */
+  private readonly cursors: SearchCursors;
   /** How much one search page may read (recording-search.ts); tests set a small, clock-free one. */
   searchBudget: SearchBudget = SEARCH_BUDGET;
   readonly terms: SearchTerms;
@@ -95,6 +98,7 @@ export class RecordingService {
   ) {
     this.store = new RecordingStore(core.db);
     this.searchStore = new RecordingSearchStore(core.db);
+    this.cursors = new SearchCursors(core.masterSecret);
     // New and edited text reaches the FTS index once per transaction (see schema.sql).
     core.writer.beforeCommit(this.indexPending);
     this.terms = new SearchTerms(core);
@@ -305,7 +309,7 @@ export class RecordingService {
    * for a row deleted meanwhile), for answers that write them one by one (http/page-answer.ts).
    */
   listLazily(principal: Pick<Principal, 'accountId'>, input: ListInput): LazyPage {
-    const page = listPage(this.searchStore, this.terms, principal.accountId, input, this.searchBudget);
+    const page = listPage(this.searchStore, this.terms, this.cursors, principal.accountId, input, this.searchBudget);
     return { rows: page.rows, later: page.later ?? [], load: (seq) => this.searchStore.row(principal.accountId, seq), nextCursor: page.nextCursor };
   }
 

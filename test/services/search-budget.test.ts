@@ -50,6 +50,17 @@ const v2 = (h: Harness, token: string, q: string, limit: number) => (cursor: str
 const v1 = (h: Harness, token: string, q: string, limit: number) => (cursor: string | undefined) => v1List(h, token, { q, limit, ...(cursor ? { cursor } : {}) });
 
 describe('a search page reads a bounded number of candidates', () => {
+  it('a clock past its time bound before the first candidate still moves every page on (no cursor back to the start, no endless empty pages)', async () => {
+    const matching = [2, 3, 17, 29];
+    const { h, token, ids } = library(matching);
+    let t = 0;
+    // Every look at the clock finds 5 ms gone: only the first candidate of a page is read.
+    h.services.recordings.searchBudget = { candidates: 5000, minCandidates: 0, ms: 3, probeRows: 64, now: () => (t += 5) };
+    const pages = await walk(v2(h, token, '"the of"', 10));
+    assert.deepEqual(pages.flatMap((p) => p.ids), matching.map((i) => ids[i]));
+    assert.ok(pages.length <= 31, `${pages.length} pages`);
+  });
+
   for (const [version, fetcher] of [['v2', v2], ['v1', v1]] as const) {
     it(`${version}: a phrase of common words with sparse matches gives short and empty pages whose cursors together give exactly every match, newest first`, async () => {
       const matching = [2, 3, 17, 29];

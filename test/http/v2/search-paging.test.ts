@@ -110,15 +110,61 @@ describe('paging', () => {
     const { h, token, add } = setup();
     for (let i = 0; i < 5; i++) add({ recordedAt: i, transcript: 'word' });
     const { nextCursor } = (await list(h, token, { q: 'word', limit: 2 })).json;
-    assert.match(nextCursor, /^rc1\.[A-Za-z0-9_-]+$/);
+    assert.match(nextCursor, /^rc2\.[A-Za-z0-9_-]+$/);
     assert.doesNotMatch(nextCursor, /word/);
     assertError(await list(h, token, { q: 'words', cursor: nextCursor }), 400, 'invalid_request', 'other filters');
     assertError(await list(h, token, { cursor: nextCursor }), 400, 'invalid_request', 'cursor');
     assertError(await list(h, token, { q: 'word', type: 'clip', cursor: nextCursor }), 400, 'invalid_request', 'cursor');
-    for (const junk of ['abc', 'rc1.', 'rc1.!!!', `${nextCursor}x`, 'rc1.' + Buffer.from('12.zz').toString('base64url')]) {
+    // One byte changed anywhere (the IV, the sealed position, the tag): not a cursor.
+    const sealed = Buffer.from(nextCursor.slice(4), 'base64url');
+    const flipped = [0, 20, sealed.length - 1].map((i) => {
+      const b = Buffer.from(sealed);
+      b[i] = b[i]! ^ 1;
+      return `rc2.${b.toString('base64url')}`;
+    });
+    // The cursors of earlier versions held the position in the clear.
+    const clear = 'rc1.' + Buffer.from('12.0123456789abcdef').toString('base64url');
+    for (const junk of ['abc', 'rc2.', 'rc2.!!!', `${nextCursor}x`, nextCursor.slice(0, -1), clear, ...flipped]) {
       assertError(await list(h, token, { q: 'word', cursor: junk }), 400, 'invalid_request', 'cursor');
     }
     assert.equal((await list(h, token, { q: 'word', limit: 100, cursor: nextCursor })).json.recordings.length, 3);
+    const again = (await list(h, token, { q: 'word', limit: 2 })).json.nextCursor;
+    assert.notEqual(again, nextCursor, 'sealed afresh each time');
+    assert.equal((await list(h, token, { q: 'word', limit: 100, cursor: again })).json.recordings.length, 3);
+  });
+
+  it("a cursor is the account's own: another account's is 400, and a search page that ends on another account's recording says nothing of it", async () => {
+    const { h, token, add } = setup();
+    const other = h.services.auth.createAccount('other');
+    const otherToken = h.services.auth.createKey(other.id, { name: 'k', permissions: ['recordings:read', 'recordings:create'] }).secret;
+    const otherApp = h.services.auth.authenticate(otherToken);
+    for (let i = 0; i < 5; i++) add({ recordedAt: i, transcript: 'word' });
+    for (let i = 0; i < 20; i++) h.services.recordings.create(otherApp, { type: 'clip', recordedAt: 1_000 + i, transcript: 'secretword' }, `o${i}`);
+    const mine = (await list(h, token, { q: 'word', limit: 2 })).json.nextCursor;
+    assertError(await list(h, otherToken, { q: 'word', limit: 2, cursor: mine }), 400, 'invalid_request', 'cursor');
+    // Every candidate of a tiny budget is the other account's: an empty page, and a cursor that
+    // holds no position in the clear and that the other account cannot use either.
+    h.services.recordings.searchBudget = { candidates: 3, minCandidates: 0, ms: Infinity, probeRows: 64, now: () => 0 };
+    const page = (await list(h, token, { q: 'secretword', limit: 10 })).json;
+    assert.deepEqual(page.recordings, []);
+    assert.match(page.nextCursor, /^rc2\./);
+    const otherSeqs = h.services.core.db.prepare('SELECT seq FROM recordings WHERE account_id = ?').pluck().all(other.id) as number[];
+    const bytes = Buffer.from(page.nextCursor.slice(4), 'base64url');
+    for (const seq of otherSeqs) {
+      const be = Buffer.alloc(8);
+      be.writeBigInt64BE(BigInt(seq));
+      assert.equal(bytes.includes(be), false);
+      assert.equal(page.nextCursor.includes(String(seq)), false);
+    }
+    assertError(await list(h, otherToken, { q: 'secretword', limit: 10, cursor: page.nextCursor }), 400, 'invalid_request', 'cursor');
+    // Followed to the end, it finds nothing of the other account's.
+    let cursor: string | null = page.nextCursor;
+    for (let n = 0; cursor !== null; n++) {
+      assert.ok(n < 20, 'paging ended');
+      const next: { recordings: unknown[]; nextCursor: string | null } = (await list(h, token, { q: 'secretword', limit: 10, cursor })).json;
+      assert.deepEqual(next.recordings, []);
+      cursor = next.nextCursor;
+    }
   });
 
   it('paging reflects current data: no duplicates or gaps for recordings that exist through the walk', async () => {
