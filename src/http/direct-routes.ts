@@ -168,16 +168,20 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
     const principal = cached === undefined ? holder(token, 'recordings:create') : can(cached.principal, 'recordings:create') ? cached.principal : undefined;
     // Over its rate limit: the app refuses it before it reads the body.
     if (principal === undefined || rateLimiter.full(principal.credentialId)) return false;
+    // Counted before its body is read, so that one key's bodies in flight at once are bounded by
+    // its budget (counted after, any number of simultaneous 1 MB bodies of one key were read: over
+    // 1 GB with 800 connections). Given back for any outcome the app answers instead, which counts
+    // the request itself.
+    const { headers: limitHeaders, at } = rateLimiter.count(principal.credentialId);
+    const giveBack = () => rateLimiter.giveBack(principal.credentialId, at);
     // Taken: from here on, every outcome but a success is the app's, which reads the same bytes
     // (readNodeBodyEarly keeps them, or the error of a body that did not arrive whole).
     const created = readNodeBodyEarly(req, MAX_JSON_BYTES, tooLarge).then(async (bytes) => {
       let input;
-      let limitHeaders;
       try {
         input = parseWith('body', CreateBody, jsonBody(bytes, type));
-        // Last, as it is the one step with an effect; refused (429), it has none.
-        limitHeaders = rateLimiter.take(principal.credentialId);
       } catch {
+        giveBack();
         return undefined;
       }
       try {
@@ -186,7 +190,7 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
         // Refused (a conflict, a deleted recording, the writer unavailable): the app answers the
         // same error (keepWriteRefusal: its route throws it instead of running the write again),
         // counting the request itself.
-        rateLimiter.giveBack(principal.credentialId);
+        giveBack();
         keepWriteRefusal(req, e);
         return undefined;
       }
@@ -198,7 +202,11 @@ export function directRoutes(deps: HttpDeps, hostname: string): DirectRoutes {
         if (cached !== undefined) services.auth.used(cached);
         reply(req, res, CREATE_TEMPLATE, JSON.stringify(written(principal, row)), { ...limitHeaders, ...createdHeaders(row, replayed) }, replayed ? 200 : 201);
       },
-      () => toApp(),
+      // The body did not arrive whole: the app answers that, counting the request itself.
+      () => {
+        giveBack();
+        toApp();
+      },
     )
       // Not expected (the answer's parts are checked values): the write is done, so not the
       // app's to run again; the client sees the connection close, as for a crash after a commit.

@@ -42,11 +42,11 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
       },
       // On `reclib serve` the writer thread signs in, and its app counts nothing: the attempt is
       // counted on the main thread first, against the same budget login() names.
-      forwardedBudget: (body) => loginBudget(auth.loginBudgetKey(body.account)),
+      forwardedBudget: (body) => auth.loginBudgetKeys(body.account).map(loginBudget),
     },
-    (c, { body }) => {
+    async (c, { body }) => {
       // Password guesses count against the account like requests against a key.
-      const session = auth.login(body.account, body.password, (budgetKey) => deps.rateLimiter.takeFor(loginBudget(budgetKey), c));
+      const session = await auth.login(body.account, body.password, (budgetKey) => deps.rateLimiter.takeFor(loginBudget(budgetKey), c));
       const secure = deps.serverOrigin(c).startsWith('https:');
       setCookie(c, 'reclib_session', session.token, {
         httpOnly: true, sameSite: 'Strict', path: '/', secure, expires: new Date(session.expiresAt),

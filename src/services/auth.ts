@@ -1,6 +1,6 @@
 // Accounts, API keys and sessions (docs/decisions.md §3). Secrets are returned once and only their
 // SHA-256 is stored; passwords use scrypt.
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import type { Core } from '../context';
 import { CommitWatch } from '../db/commit-watch';
 import { AppError, invalid, notFound } from '../errors';
@@ -70,13 +70,35 @@ export function checkAccountInput(name: string | undefined, password: string | u
 let dummyHash: string | undefined;
 const noAccountHash = (): string => (dummyHash ??= hashPassword('reclib: no such account'));
 
-function verifyPassword(password: string, stored: string): boolean {
+/**
+ * Sign-ins verify their password (~40 ms of scrypt) on libuv's thread pool, not on the thread that
+ * serves them: on `reclib serve` that is the writer thread, and a stream of sign-ins (even for names
+ * no account has) held every write behind it. At most this many at once, so the pool keeps threads
+ * for file work (the WAL's fsyncs among it); the rest wait their turn.
+ */
+const MAX_VERIFYING = 2;
+let verifying = 0;
+const waitingToVerify: Array<() => void> = [];
+
+async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = scryptSync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
-  return timingSafeEqual(actual, expected);
+  if (verifying >= MAX_VERIFYING) await new Promise<void>((resolve) => waitingToVerify.push(resolve));
+  verifying++;
+  try {
+    const actual = await new Promise<Buffer>((resolve, reject) =>
+      scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) }, (e, key) => (e ? reject(e) : resolve(key))),
+    );
+    return timingSafeEqual(actual, expected);
+  } finally {
+    verifying--;
+    waitingToVerify.shift()?.();
+  }
 }
+
+/** The login budget every name and id that no account has shares (loginBudgetKeys). */
+export const UNKNOWN_NAMES_BUDGET = 'unknown-account';
 
 /** How account names are compared: Unicode case folded, canonical composition, outer spaces ignored. */
 export const nameKey = (name: string): string => name.trim().normalize('NFC').toLowerCase();
@@ -211,23 +233,28 @@ export class AuthService {
    * `account` names one account (so its id and its name, in any case, share one budget), else
    * the folded name.
    */
-  login(account: string, password: string, countAttempt: (budgetKey: string) => void = () => {}): { token: string; expiresAt: number } {
-    const { named, a, budgetKey } = this.loginTarget(account);
-    countAttempt(budgetKey);
-    const ok = verifyPassword(password, a?.password_hash ?? noAccountHash());
+  async login(account: string, password: string, countAttempt: (budgetKey: string) => void = () => {}): Promise<{ token: string; expiresAt: number }> {
+    for (const key of this.loginBudgetKeys(account)) countAttempt(key);
+    const verified = this.loginTarget(account).a?.password_hash;
+    const ok = await verifyPassword(password, verified ?? noAccountHash());
+    // Read again after the wait: the account as it is now (renamed, deleted, its password changed).
+    const { named, a } = this.loginTarget(account);
     if (named.length > 1) {
       throw new AppError('unauthenticated', `${named.length} accounts share this name (from before names were unique); sign in with your account id (acc_…, shown by reclib accounts list)`);
     }
-    if (!a?.password_hash || !ok) throw new AppError('unauthenticated', 'account or password is wrong');
+    if (!a?.password_hash || !ok || a.password_hash !== verified) throw new AppError('unauthenticated', 'account or password is wrong');
     return this.createSession(a.id);
   }
 
   /**
-   * The budget key login() counts an attempt to sign in as `account` against (on `reclib serve` the
-   * main thread counts it before the writer thread signs in: http/session-routes.ts).
+   * The budget keys login() counts an attempt to sign in as `account` against (on `reclib serve` the
+   * main thread counts them before the writer thread signs in: http/session-routes.ts): the
+   * account's, or the name's when no single account has it; and for a name no account has, also
+   * one budget that all such names share, so that fresh names do not each bring a budget of their own.
    */
-  loginBudgetKey(account: string): string {
-    return this.loginTarget(account).budgetKey;
+  loginBudgetKeys(account: string): string[] {
+    const { named, budgetKey } = this.loginTarget(account);
+    return named.length === 0 ? [budgetKey, UNKNOWN_NAMES_BUDGET] : [budgetKey];
   }
 
   private loginTarget(account: string): { named: AccountRow[]; a: AccountRow | undefined; budgetKey: string } {

@@ -12,7 +12,7 @@ import { SCHEMA_VERSION } from '../../src/db/migrate';
 import { openRuntime } from '../../src/runtime';
 
 describe('migration from schema 2', () => {
-  it('keeps duplicate account names and every delivery, adds the delivery-log index, and the new rules apply', () => {
+  it('keeps duplicate account names and every delivery, adds the delivery-log index, and the new rules apply', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-v2-')), 'reclib.db');
     const raw = openSqlite(file);
     raw.pragma('journal_mode = WAL');
@@ -42,7 +42,7 @@ describe('migration from schema 2', () => {
       assert.doesNotMatch(plan.map((p) => p.detail).join(';'), /TEMP B-TREE/, 'read in order, no sort');
       assert.deepEqual(services.webhookLog.page('acc_a', 'wh_old', { limit: 10 }).deliveries.map((d) => d.id), ['dlv_2', 'dlv_1']);
       assert.throws(() => services.auth.createAccount('ALICE'), /already exists/);
-      assert.throws(() => services.auth.login('alice', 'whatever pw'), /share this name/);
+      await assert.rejects(services.auth.login('alice', 'whatever pw'), /share this name/);
     } finally {
       db.close();
     }

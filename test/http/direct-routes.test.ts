@@ -386,6 +386,36 @@ describe('direct answers of the node server (GET /healthz, GET /api/v2/recording
     }
   });
 
+  it("POST /api/v2/recordings counts against the key's rate limit before its body is read: one key's bodies in flight are bounded by its budget", async (t) => {
+    const w = await world(t, 2);
+    const port = await serve(t, w.h.app.fetch, directRoutes(w.h.http.deps, '127.0.0.1'));
+    const body = JSON.stringify({ type: 'clip', title: 'T', transcript: 'held back' });
+    const open = (key: string) => {
+      const socket = net.connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('error', () => {});
+      t.after(() => socket.destroy());
+      socket.write(['POST /api/v2/recordings HTTP/1.1', 'Host: localhost', `Authorization: Bearer ${w.writer}`, `Idempotency-Key: ${key}`, 'Content-Type: application/json', `Content-Length: ${body.length}`, 'Connection: close', '', body.slice(0, 10)].join('\r\n'));
+      return { socket, answer: () => Buffer.concat(chunks).toString('latin1'), rest: () => socket.write(body.slice(10)) };
+    };
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+    const a = open('held-a');
+    await settle();
+    const b = open('held-b');
+    await settle();
+    const c = open('held-c');
+    await settle();
+    assert.match(c.answer(), /^HTTP\/1\.1 429 /, 'the third is refused while the first two still send their bodies');
+    assert.equal(a.answer(), '');
+    assert.equal(b.answer(), '');
+    a.rest();
+    b.rest();
+    await settle();
+    assert.match(a.answer(), /^HTTP\/1\.1 201 /);
+    assert.match(b.answer(), /^HTTP\/1\.1 201 /);
+  });
+
   it('POST /api/v2/recordings from a client that goes away before its body is complete: nothing is created, the server goes on', async (t) => {
     const w = await world(t, 0);
     const port = await serve(t, w.h.app.fetch, directRoutes(w.h.http.deps, '127.0.0.1'));

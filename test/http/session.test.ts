@@ -277,6 +277,32 @@ describe('POST /api/session takes the account id or the account name', () => {
     assert.equal((await signIn(h, 'GHOST')).status, 401);
     assert.equal((await signIn(h, 'ghost')).status, 429);
   });
+
+  it('names and ids no account has also share one budget: a fresh name each time is limited too, and accounts keep their own', async () => {
+    const h = harness({ rateLimit: 3 });
+    for (const name of ['ghost1', 'ghost2', 'acc_ghost3']) assert.equal((await signIn(h, name)).status, 401, name);
+    const limited = await signIn(h, 'ghost4');
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+    assert.equal((await signIn(h, 'test')).status, 200, "an account's own budget is not touched");
+  });
+
+  it('a sign-in verifies its password off the thread (scrypt on the pool): other work runs meanwhile', async () => {
+    const h = harness();
+    let ran = false;
+    setImmediate(() => (ran = true));
+    const session = await h.services.auth.login('test', PASSWORD);
+    assert.ok(session.token);
+    assert.equal(ran, true, 'the event loop turned while the password was checked');
+  });
+
+  it('a password changed while a sign-in with the old one was being checked does not sign it in', async () => {
+    const h = harness();
+    const pending = h.services.auth.login('test', PASSWORD);
+    h.services.auth.setPassword(h.accountId, 'a new passphrase');
+    await assert.rejects(pending, /account or password is wrong/);
+    assert.ok((await h.services.auth.login('test', 'a new passphrase')).token);
+  });
 });
 
 describe('account names are unique regardless of case', () => {
