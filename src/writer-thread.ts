@@ -70,15 +70,33 @@ export interface WriterThreadHooks {
  * on one core, a fifth of a start's CPU, which the first answers of a server would wait behind.
  */
 export const WRITER_START_DELAY_MS = 250;
-/** A thread that died is started again after this long (not in a tight loop if it dies at start). */
+/**
+ * A thread that died is started again after this long, doubled for each start in a row that
+ * dies before it is ready, up to RESTART_MAX_MS: one that can never start (the database file
+ * replaced under the server) cost ~15% of a core and two log lines a second, forever.
+ */
 const RESTART_MS = 1_000;
+const RESTART_MAX_MS = 60_000;
+/**
+ * Writes waiting for the thread (in its queue or being written) at most, and the bytes of their
+ * bodies and texts: past either, a write is refused at once (503 with Retry-After: 1, nothing
+ * saved) rather than held in memory. While the thread waits (a slow disk, the write lock held by
+ * the CLI), each credential could otherwise add its whole rate budget of 1 MB bodies, and an
+ * account has many keys: 118 waiting PATCHes of 1.4 MB took the server from 87 to 595 MB. The bench's
+ * heaviest load keeps ~32 waiting.
+ */
+export const WAITING_LIMITS = { writes: 1_024, bytes: 64 * 1024 * 1024 };
 /** close(): how long the thread may take to close its connection before it is terminated. */
 const CLOSE_MS = 6_000; // above busy_timeout (5 s), the longest a statement waits for the lock
 
 export class WriterThread implements Worker, WriteForwarder {
   private thread: Thread | undefined;
   /** The calls awaiting the thread's answer, by the number the answer names (not a Map: NumberedTable says why). */
-  private readonly pending = new NumberedTable<{ resolve: (a: never) => void; reject: (e: unknown) => void }>();
+  private readonly pending = new NumberedTable<{ resolve: (a: never) => void; reject: (e: unknown) => void; bytes: number }>();
+  /** The bytes of the pending writes' bodies and texts (WAITING_LIMITS). */
+  private waitingBytes = 0;
+  /** WAITING_LIMITS; tests lower them. */
+  limits = WAITING_LIMITS;
   private closing = false;
   private onStopped: (() => void) | undefined;
   private started = false;
@@ -92,6 +110,8 @@ export class WriterThread implements Worker, WriteForwarder {
    * scheduler's first claim at its start).
    */
   private stoppedSince: number | undefined;
+  /** Starts in a row that ended before the thread was ready (the restart's backoff). */
+  private failedStarts = 0;
   /** Resolves, once the thread has opened its connection, with the background work it runs (class names). */
   ready: Promise<string[]> = new Promise((resolve) => (this.markReady = resolve));
 
@@ -165,20 +185,24 @@ export class WriterThread implements Worker, WriteForwarder {
       this.thread = undefined;
       this.outbox = [];
       this.onStopped?.();
-      for (const p of this.pending.clear()) p.reject(writerUnavailable('the writer thread stopped before answering'));
+      this.waitingBytes = 0;
+      for (const p of this.pending.clear()) p.reject(writerUnavailable('the writer thread stopped before answering', { maybeSaved: true }));
       if (this.closing) return;
       // Its storage condition went with it: until the next thread is ready, /healthz says writes
       // are failing because there is no thread (since the first of a series of restarts); the
       // next thread reports its own.
       this.stoppedSince ??= Date.now();
       this.hooks.health({ failing: 'writer_stopped', since: this.stoppedSince });
-      this.hooks.log(`reclib: the writer thread exited (code ${code}); starting it again`);
-      setTimeout(() => this.start(), RESTART_MS).unref();
+      if (!this.started) this.failedStarts++;
+      const delay = Math.min(RESTART_MS * 2 ** Math.max(0, this.failedStarts - 1), RESTART_MAX_MS);
+      this.hooks.log(`reclib: the writer thread exited (code ${code}); starting it again${delay > RESTART_MS ? ` in ${delay / 1000} s (${this.failedStarts} starts in a row failed)` : ''}`);
+      setTimeout(() => this.start(), delay).unref();
     });
   }
 
   forward(request: ForwardedRequest): Promise<ForwardedAnswer> {
-    return this.send<ForwardedAnswer>((id) => ({ type: 'request', id, request }), request.body ? [request.body.buffer as ArrayBuffer] : []);
+    const bytes = request.body?.byteLength ?? 0;
+    return this.send<ForwardedAnswer>((id) => ({ type: 'request', id, request }), request.body ? [request.body.buffer as ArrayBuffer] : [], bytes);
   }
 
   call<K extends WriteCallName>(name: K, ...args: WriteCallArgs<K>): Promise<WriteCallResult<K>> {
@@ -187,7 +211,7 @@ export class WriterThread implements Worker, WriteForwarder {
       if (this.outbox.length === 0) setImmediate(this.flushOutbox);
       this.outbox.push({ id, name, args });
       return undefined;
-    });
+    }, [], textBytes(args));
   }
 
   private outbox: Array<{ id: number; name: WriteCallName; args: unknown[] }> = [];
@@ -210,13 +234,19 @@ export class WriterThread implements Worker, WriteForwarder {
   };
 
   /** `message` returns what to post now, or undefined when it queued it itself. */
-  private send<T>(message: (id: number) => ToWriter | undefined, transfer: ArrayBuffer[] = []): Promise<T> {
+  private send<T>(message: (id: number) => ToWriter | undefined, transfer: ArrayBuffer[], bytes: number): Promise<T> {
     // Not started yet (startSoon): this write starts it, and waits in its queue until it is ready.
     if (this.deferred) this.start();
     const thread = this.thread;
     if (!thread || this.closing) return Promise.reject(writerUnavailable(this.closing ? 'the server is shutting down' : 'the writer thread is restarting'));
+    // One write alone is always taken, whatever its size (the body limit bounds it).
+    if (this.pending.size >= this.limits.writes || (this.waitingBytes > 0 && this.waitingBytes + bytes > this.limits.bytes)) {
+      const mb = (this.waitingBytes / 1024 / 1024).toFixed(1);
+      return Promise.reject(writerUnavailable(`the server has ${this.pending.size} writes (${mb} MB) waiting for its disk, as many as it holds`));
+    }
+    this.waitingBytes += bytes;
     return new Promise<T>((resolve, reject) => {
-      const m = message(this.pending.add({ resolve: resolve as (a: never) => void, reject }));
+      const m = message(this.pending.add({ resolve: resolve as (a: never) => void, reject, bytes }));
       if (m) {
         thread.postMessage(m, transfer);
         this.posted(1);
@@ -257,7 +287,9 @@ export class WriterThread implements Worker, WriteForwarder {
 
   private settle(id: number, how: (p: { resolve: (a: never) => void; reject: (e: unknown) => void }) => void): void {
     const p = this.pending.take(id);
-    if (p) how(p);
+    if (!p) return;
+    this.waitingBytes -= p.bytes;
+    how(p);
   }
 
   private received(m: FromWriter): void {
@@ -280,6 +312,7 @@ export class WriterThread implements Worker, WriteForwarder {
         return this.hooks.health(m.status);
       case 'ready':
         this.started = true;
+        this.failedStarts = 0;
         if (this.stoppedSince !== undefined) {
           this.stoppedSince = undefined;
           this.hooks.health(undefined);
@@ -291,4 +324,13 @@ export class WriterThread implements Worker, WriteForwarder {
         return;
     }
   }
+}
+
+/** About how many bytes a call's arguments hold: the lengths of their strings, a few levels deep (a create's title, transcript and metadata). */
+function textBytes(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length;
+  if (depth > 3 || value === null || typeof value !== 'object') return 0;
+  let n = 0;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) n += textBytes(v, depth + 1);
+  return n;
 }

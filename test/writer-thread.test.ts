@@ -39,6 +39,55 @@ describe('writes on the writer thread', () => {
     assert.equal((await fetch(`${s.url}/api/v2/recordings/${recording.id}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
   });
 
+  it('writes waiting for the thread are bounded in number and bytes: past either, a write is refused at once (503, nothing saved), and the waiting ones complete', async (t) => {
+    const s = await serveInProcess(t);
+    const { key } = s.account();
+    const thread = s.server.writerThread!;
+    await thread.ready;
+    thread.limits = { writes: 2, bytes: 3_000 };
+    const other = openSqlite(s.server.services.core.config.db);
+    t.after(() => other.close());
+    other.prepare('BEGIN IMMEDIATE').run();
+    const create = (k: string, transcript: string) =>
+      fetch(`${s.url}/api/v2/recordings`, { method: 'POST', headers: json(key, { 'idempotency-key': k }), body: JSON.stringify({ type: 'clip', transcript }) });
+    const waiting = [create('q1', 'a'.repeat(2_000)), create('q2', 'waits too')];
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = performance.now();
+    const refused = await create('q3', 'one too many');
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.match(((await refused.json()) as { error: { message: string } }).error.message, /2 writes .* waiting .*nothing was saved/);
+    assert.ok(performance.now() - t0 < 1_000, 'at once, not after the lock wait');
+    other.prepare('COMMIT').run();
+    assert.deepEqual((await Promise.all(waiting)).map((r) => r.status), [201, 201]);
+    // Bytes: one large write waits, a second that would pass the byte bound is refused.
+    other.prepare('BEGIN IMMEDIATE').run();
+    const large = create('b1', 'b'.repeat(2_500));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await create('b2', 'c'.repeat(1_000))).status, 503);
+    other.prepare('COMMIT').run();
+    assert.equal((await large).status, 201);
+    assert.equal((await create('q3', 'one too many')).status, 201, 'taken again once the others are written');
+  });
+
+  it('a thread that can never start again (its database file replaced) is restarted less and less often, not every second', { timeout: 20_000 }, async (t) => {
+    const s = await serveInProcess(t);
+    const thread = s.server.writerThread!;
+    await thread.ready;
+    const internals = thread as unknown as { data: { file: { dev: number; ino: number } }; thread: { terminate(): Promise<number> }; hooks: { log(line: string): void } };
+    const lines: Array<{ at: number; line: string }> = [];
+    internals.hooks.log = (line) => lines.push({ at: performance.now(), line });
+    // What a start finds when the file was replaced under the server: another file at the path.
+    internals.data.file = { ...internals.data.file, ino: internals.data.file.ino + 1_000_000 };
+    const t0 = performance.now();
+    await internals.thread.terminate();
+    while (performance.now() - t0 < 4_500) await new Promise((r) => setTimeout(r, 100));
+    const exits = lines.filter((l) => /exited/.test(l.line));
+    // Restarts after 1 s, then 1, 2, 4 s...: three exits in 4.5 s (every second: five).
+    assert.ok(exits.length >= 2 && exits.length <= 3, lines.map((l) => l.line).join('\n'));
+    assert.match(exits[exits.length - 1]!.line, /in \d+ s \(\d+ starts in a row failed\)/);
+  });
+
   it('the thread starts a little after the server; a write that arrives first starts it and is answered', async (t) => {
     const s = await serveInProcess(t);
     const { key } = s.account();

@@ -44,6 +44,15 @@ export async function forwardWrite(c: Context<AppEnv>, writes: WriteForwarder, r
 /** The refusal of a write because the writer thread is gone (it is restarted) or the server is stopping: it counts against no rate limit (router.ts). */
 export class WriterUnavailable extends AppError {}
 
-/** The answer when the writer thread is gone (it is restarted) or the server is stopping. */
-export const writerUnavailable = (why: string) =>
-  new WriterUnavailable('unavailable', `${why}; nothing was saved by this request unless a retry finds it (the same Idempotency-Key is safe)`, { 'Retry-After': '1' });
+/**
+ * The answer when the writer thread is gone (it is restarted), too busy or the server is stopping.
+ * `maybeSaved`: the thread ended with the write in its hands, which may have committed it.
+ */
+export const writerUnavailable = (why: string, { maybeSaved = false }: { maybeSaved?: boolean } = {}) =>
+  new WriterUnavailable(
+    'unavailable',
+    maybeSaved
+      ? `${why}; this write may or may not have been saved: retry shortly (the same Idempotency-Key finds a create that was; read the recording to see whether an edit or a delete was made)`
+      : `${why}; nothing was saved by this request: retry shortly (the same Idempotency-Key is safe)`,
+    { 'Retry-After': '1' },
+  );
