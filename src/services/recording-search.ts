@@ -26,7 +26,7 @@ import { invalid } from '../errors';
 import { sha256Hex } from '../ids';
 import type { RecordingSearchStore } from '../store/recording-search-store';
 import { canonicalJson, seqRange, type RecordingRow } from './recording-model';
-import { searchConditions, type Condition } from './search-plan';
+import { foldsLikeIndex, searchConditions, type Condition } from './search-plan';
 import type { SearchCursors } from './search-cursor';
 import type { SearchTerms } from './search-terms';
 
@@ -139,7 +139,10 @@ export function listPage(
   if (conditions === null) return empty;
   // A lower bound on seq (a cursor, or `to`) puts the page somewhere inside the matches.
   const inside = input.cursor !== undefined || input.to !== undefined;
-  if (conditions.length > 0) return searchPage(store, accountId, filters, encodeCursor, input.limit, lo, hi, inside, conditions, budget);
+  if (conditions.length > 0) {
+    const plan = { conditions, queryFoldsLikeIndex: foldsLikeIndex(filters.q!) };
+    return searchPage(store, accountId, filters, encodeCursor, input.limit, lo, hi, inside, plan, budget);
+  }
   // The page is decided on the rows' sizes, before any text is read. One row past the limit says
   // whether another page exists; a row that would take the page past PAGE_BYTES ends it early (it
   // is the first of the next page), unless the page is still empty.
@@ -188,7 +191,7 @@ function searchPage(
   lo: number,
   hi: number,
   inside: boolean,
-  conditions: Condition[],
+  { conditions, queryFoldsLikeIndex }: { conditions: Condition[]; queryFoldsLikeIndex: boolean },
   budget: SearchBudget,
 ): Page {
   const start = budget.now();
@@ -210,10 +213,23 @@ function searchPage(
   // Once walkTests hold, what is left of allTests: a walked condition whose walkTest is its test
   // holds already (a phrase's test implies its walkTest, the AND of its words, so not the reverse).
   const beyondWalk = conditions.filter((c) => !walked.includes(c) || (!c.exact && c.walkTest !== undefined)).map((c) => c.test);
-  // Set by the density probe for the row it hands over: whether walkTests hold, tested once there.
+  // A row read in order whose text (or the query) holds characters the text tests fold otherwise
+  // than FTS5 (search-plan.ts, foldsLikeIndex) is judged as FTS5 would find it, by FTS5: whether it
+  // is among the walked expression's rows, then the tests FTS5's candidates get. Otherwise "ещё"
+  // found "еще" on pages read in order and not on pages FTS5 walked, and a walk skipped or added
+  // rows depending on its limit and the machine's speed.
+  const judgedByIndex = (row: RecordingRow): boolean =>
+    expr !== '' && (!queryFoldsLikeIndex || !foldsLikeIndex(row.title) || !foldsLikeIndex(row.transcript));
+  const indexHas = (row: RecordingRow): boolean => store.matches(expr, row.seq);
+  // Set by the density probe for the row it hands over: whether walkTests hold, tested once there
+  // (by FTS5 itself when walkedByIndex).
   let walkMet: boolean | undefined;
-  const meetsAll = (row: RecordingRow): boolean =>
-    walkMet === undefined ? allTests.every((test) => test(row)) : walkMet && beyondWalk.every((test) => test(row));
+  let walkedByIndex = false;
+  const meetsAll = (row: RecordingRow): boolean => {
+    if (walkMet !== undefined) return walkMet && (walkedByIndex ? tests : beyondWalk).every((test) => test(row));
+    if (judgedByIndex(row)) return indexHas(row) && tests.every((test) => test(row));
+    return allTests.every((test) => test(row));
+  };
   // Whether the row at hand was read in order (every condition tested) or found by FTS5.
   let inOrder = expr === '';
   const accepts = (row: RecordingRow): boolean =>
@@ -250,7 +266,8 @@ function searchPage(
     for (const row of store.scan(accountId, lo, hi, budget.probeRows)) {
       probed++;
       last = row.seq;
-      walkMet = walkTests.every((test) => test(row));
+      walkedByIndex = judgedByIndex(row);
+      walkMet = walkedByIndex ? indexHas(row) : walkTests.every((test) => test(row));
       if (walkMet) walkable++;
       yield row;
     }

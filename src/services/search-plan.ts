@@ -222,11 +222,27 @@ function foldedChar(ch: string): string {
 }
 
 /**
+ * Characters the text tests fold and split into words exactly as FTS5's tokenizer does (unicode61,
+ * remove_diacritics 2): ASCII, the Latin letters and accents, punctuation, symbols and drawings
+ * below, each checked against FTS5 (test/services/search-fold.test.ts). Elsewhere the two differ:
+ * FTS5 keeps Cyrillic ё and й, Greek tonos, Arabic hamza forms and many marks, which JavaScript's
+ * NFD takes off, so "ещё" and "еще" are one word to the tests and two to FTS5. A page's rows are
+ * judged one way or the other depending on how it found them (recording-search.ts), so where a
+ * text or the query holds any other character, FTS5 judges the row: the same answer on every page.
+ */
+const FOLDED_ALIKE =
+  /^[\x00-\x7f\u0080-\u00b4\u00b6-\u017e\u0180-\u01df\u01e4-\u01ed\u01f0-\u01fb\u0200-\u0304\u0306-\u030c\u030f\u0311\u031b\u0323-\u0328\u032d-\u032e\u0330-\u0331\u1e00-\u1e9a\u1e9c-\u1eff\u2000-\u2064\u206a-\u206f\u20a0-\u20b9\u2100-\u2189\u2190-\u23f3\u2500-\u26ff\u2701-\u27bf]*$/;
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+
+/** Whether the text tests fold `text` as FTS5 does (see FOLDED_ALIKE). */
+export const foldsLikeIndex = (text: string): boolean => ASCII_TEXT.test(text) || FOLDED_ALIKE.test(text);
+
+/**
  * Text folded the way the index folds it: lower case, diacritics removed. Character by character,
  * which is the same as withoutDiacritics of the whole text (marks are dropped, so their canonical
  * order does not matter) and 5-10 times faster on transcripts with a few accented words.
  */
-const folded = (text: string): string => text.toLowerCase().replace(NON_ASCII, foldedChar);
+export const folded = (text: string): string => text.toLowerCase().replace(NON_ASCII, foldedChar);
 
 /** Whether the character ending just before index i (a whole code point) is part of a word. */
 function wordBefore(t: string, i: number): boolean {
