@@ -24,7 +24,7 @@ export interface SendWebhookOptions {
 }
 
 export interface SendWebhookResult {
-  /** Any 2xx whose response was read to the end (or to the read cap) within the deadline. */
+  /** Any 2xx answer within the deadline (its body is read to the end, to the read cap or to the deadline). */
   ok: boolean;
   statusCode: number | null;
   /** Why the attempt failed; never contains the body, headers or secrets. Null when ok. */
@@ -75,7 +75,10 @@ export function sendWebhook(opts: SendWebhookOptions): Promise<SendWebhookResult
       settled = true;
       clearTimeout(deadline);
       request?.destroy();
-      const failure = error ?? describeStatus(statusCode);
+      // Any 2xx acknowledges (the interface's rule), also one whose body then stalls or breaks off:
+      // counted a failure, it was sent again, up to every attempt, and ended as failed.
+      const acknowledged = statusCode !== null && statusCode >= 200 && statusCode < 300;
+      const failure = acknowledged ? null : (error ?? describeStatus(statusCode));
       const durationMs = Math.round(performance.now() - started);
       resolve({ ok: failure === null, statusCode, error: failure, durationMs });
     };

@@ -169,7 +169,7 @@ export class DeliveryScheduler implements Worker {
     const closed: DeliveryReport[] = [];
     const claimed = this.core.writer.write(() => {
       const now = this.core.clock.now();
-      const room = Math.min(free, this.core.config.deliveryPerMinute - this.deliveries.claimsSince(now - WINDOW_MS));
+      const room = Math.min(free, this.core.config.deliveryPerMinute - this.deliveries.claimsSince(now - WINDOW_MS, now));
       const claims: Claim[] = [];
       if (room <= 0) return claims;
       const ready = this.deliveries

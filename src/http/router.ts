@@ -65,6 +65,11 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
    * (RateLimiter.countMore).
    */
   batch?: true;
+  /**
+   * Not counted against the credential's rate limit: signing out, which must work for a session
+   * that spent its minute, and can cost the server only once (the session is gone after it).
+   */
+  uncounted?: true;
 }
 
 /** The first byte of a JSON text that is not white space ('{' for one object); 0 for none. */
@@ -399,7 +404,9 @@ export class ApiRouter {
       if (spec.access !== 'public') {
         principal = authenticate(c, deps, spec.access);
         let headers: Record<string, string> | undefined;
-        if (counted) {
+        if (spec.uncounted) {
+          // nothing counted, no RateLimit headers
+        } else if (counted) {
           const taken = deps.rateLimiter.count(principal.credentialId);
           headers = taken.headers;
           counted.push({ budget: principal.credentialId, at: taken.at });

@@ -69,7 +69,8 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
   r.add(
     {
       method: 'delete', path: '/session', operationId: 'deleteSession', tag: 'session', access: 'session',
-      summary: 'Sign out: ends the current session',
+      summary: 'Sign out: ends the current session (not counted against the rate limit: it always works once)',
+      uncounted: true,
       responses: { 204: { description: 'Signed out' } },
     },
     (c) => {

@@ -110,7 +110,7 @@ export class DeliveryStore {
         `SELECT * FROM deliveries WHERE webhook_id = ? AND status = 'queued' AND next_attempt_at <= ? AND body IS NOT NULL
          ORDER BY created_at, rowid LIMIT 1`,
       ),
-      claimsSince: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE started_at > ?'),
+      claimsSince: db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM delivery_attempts WHERE started_at > ? AND started_at <= ?'),
       // The lease expiry doubles as the next due time: if the worker dies, the row is due again
       // exactly when its lease runs out.
       lease: db.prepare<[string, number, number, number, string], DeliveryRow>(
@@ -193,8 +193,13 @@ export class DeliveryStore {
   }
 
   /** Attempts started after `since` (the sliding per-minute claim window). */
-  claimsSince(since: number): number {
-    return this.s.claimsSince.get(since)?.n ?? 0;
+  /**
+   * Attempts started in (since, until]. Not those after `until` (now): after the clock was set
+   * back, the last minute's attempts lie in the future, and counted they stopped every claim, new
+   * deliveries' too, for as long as the step.
+   */
+  claimsSince(since: number, until: number): number {
+    return this.s.claimsSince.get(since, until)?.n ?? 0;
   }
 
   /** Takes a lease and counts the attempt; undefined if the row is no longer queued. */

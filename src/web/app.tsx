@@ -1,7 +1,8 @@
 // The app shell: asks the server whether a session exists, shows the sign-in form or the pages with
 // their navigation, and returns to sign-in whenever the API answers 401.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, setSignedOutHandler } from './api';
+import { ErrorAlert } from './alerts';
+import { api, ApiError, setSignedOutHandler } from './api';
 import type { SessionInfo } from './api-types';
 import { DevicesPage } from './devices-page';
 import { KeysPage } from './keys-page';
@@ -27,6 +28,8 @@ const TITLES: Record<Route['page'], string> = {
 
 export function App() {
   const [state, setState] = useState<State>({ kind: 'checking' });
+  /** Why the last Sign out did not end the session (the server refused it): shown until the next try. */
+  const [signOutError, setSignOutError] = useState<string | null>(null);
   const route = useRoute();
 
   const check = () => {
@@ -64,6 +67,7 @@ export function App() {
       return;
     }
     scrollTo(0, 0);
+    setSignOutError(null);
     if (!document.activeElement || document.activeElement === document.body) document.getElementById('main')?.focus();
   }, [routeKey]);
 
@@ -84,10 +88,17 @@ export function App() {
   const signOut = async () => {
     // Signing out takes the page down, unsaved edits with it: asked first, like a link.
     if (!mayLeave()) return;
+    setSignOutError(null);
     try {
       await api.signOut();
-    } catch {
-      // The session may already be gone; either way the person is signed out here.
+    } catch (e) {
+      // 401: the session was over already. Anything else (the server unreachable, a proxy's 403,
+      // a 503): the session is still live on the server and its cookie in this browser, so saying
+      // "signed out" would leave a shared computer signed in at the next reload.
+      if (!(e instanceof ApiError && e.status === 401)) {
+        setSignOutError(`Not signed out: ${(e instanceof Error ? e.message : String(e)).replace(/\.?$/, '.')} Try again.`);
+        return;
+      }
     }
     navigate(href.library);
     setState({ kind: 'out', notice: 'You are signed out.' });
@@ -122,6 +133,7 @@ export function App() {
         </div>
       </header>
       <main id="main" class="page" tabIndex={-1}>
+        <ErrorAlert message={signOutError} />
         <Page route={route} />
       </main>
     </>

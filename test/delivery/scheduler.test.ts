@@ -167,6 +167,18 @@ describe('delivery scheduler', () => {
     assert.equal(s.rows().filter((d) => d.status === 'delivered').length, 30);
   });
 
+  test('a clock set back does not stop claims: the minute counts only the attempts up to now', async (t) => {
+    const s = await setup(t);
+    s.emit(20);
+    await s.scheduler.processAll();
+    assert.equal(s.receiver.requests.length, 20);
+    // An hour back (a clock corrected by NTP, a restored VM): the last minute's 20 claims lie ahead.
+    s.h.clock.set(s.h.clock.now() - 60 * MINUTE);
+    s.emit(1);
+    await s.scheduler.processAll();
+    assert.equal(s.receiver.requests.length, 21, 'the new delivery is sent now, not an hour later');
+  });
+
   test('the per-minute window counts retries too, and --delivery-per-minute / --delivery-concurrency change the limits', async (t) => {
     const s = await setup(t, { deliveryPerMinute: 3, deliveryConcurrency: 2 }, () => 500);
     s.emit(3);

@@ -378,6 +378,26 @@ describe('web app: sign-in, library and recording pages', () => {
     assert.equal((await server.api('GET', `/api/v2/recordings/${ids.yesterday}`)).status, 410);
   });
 
+  it('Sign out the server refuses (a proxy, the writer restarting) says so and stays signed in; the next try signs out', async () => {
+    await page.goto(`${server.url}/#/`);
+    await page.getByRole('heading', { name: 'Library', level: 1 }).waitFor();
+    await page.route('**/api/session', (route) =>
+      route.request().method() === 'DELETE'
+        ? route.fulfill({ status: 503, contentType: 'application/json', headers: { 'retry-after': '1' }, body: JSON.stringify({ error: { code: 'unavailable', message: 'the writer thread is restarting' } }) })
+        : route.continue(),
+    );
+    try {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      assert.match(await alert.innerText(), /^Not signed out: the writer thread is restarting\. Try again\.$/);
+      assert.equal(await page.getByRole('button', { name: 'Sign in' }).count(), 0, 'not shown as signed out');
+      await screens(page, 'sign-out-refused');
+    } finally {
+      await page.unroute('**/api/session');
+    }
+  });
+
   it('Sign out ends the session on the server: the old cookie is refused afterwards', async () => {
     const cookie = (await page.context().cookies()).find((c) => c.name === 'reclib_session');
     assert.ok(cookie, 'the session cookie is set');
@@ -416,7 +436,7 @@ describe('web app: sign-in, library and recording pages', () => {
   it('no request left the server origin and the page logged no errors', () => {
     assert.deepEqual(foreign, []);
     // Expected network errors: the failed sign-in and the signed-out session check (401), the
-    // conflict (412), the save of a recording deleted elsewhere (410).
-    assert.deepEqual(consoleErrors.filter((e) => !/status of (401|410|412)/.test(e)), []);
+    // conflict (412), the save of a recording deleted elsewhere (410), the refused sign-out (503).
+    assert.deepEqual(consoleErrors.filter((e) => !/status of (401|410|412|503)/.test(e)), []);
   });
 });
