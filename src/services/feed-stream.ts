@@ -80,6 +80,9 @@ export class FeedStream {
         const rows = this.owner.read(this.principal.accountId, this.afterSeq, PAGE);
         const last = rows[rows.length - 1];
         if (!last) return;
+        // Revoked or ended since the last look: not one more event (a request is refused at once,
+        // so a stream must not go on until its next ping).
+        if (!this.hooks.stillValid()) return this.end('close');
         let text = '';
         for (const row of rows) text += sseMessage(row);
         this.afterSeq = last.seq;

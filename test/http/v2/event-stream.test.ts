@@ -272,6 +272,20 @@ describe('GET /api/v2/events/stream', () => {
     r.drop();
   });
 
+  it('a key revoked while streaming gets no event after the revocation: its stream ends at once, not at the next ping', async () => {
+    const { h, srv } = await setup();
+    const made = h.services.auth.createKey(h.accountId, { name: 'k', permissions: ['events:read'] });
+    const r = await SseReader.open(srv.port, STREAM, { authorization: `Bearer ${made.secret}` });
+    emit(h, 1);
+    await r.until(() => r.messages.length === 1, 'the event before the revocation');
+    h.services.auth.revokeKey(h.accountId, made.key.id);
+    emit(h, 3);
+    await r.until(() => r.ended, 'the end of the stream');
+    assert.equal(r.messages.length, 1, 'none of the events after the revocation');
+    assert.equal(h.services.eventHub.size, 0);
+    r.drop();
+  });
+
   it('a stalled reader (not reading its socket) is cut off after a ping interval with a full buffer, and the server memory stays flat', async () => {
     const { h, timers, srv, key } = await setup();
     // 400,000 events (~52 MB as SSE) already in the feed, written by one SQL statement so that
