@@ -80,6 +80,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   const existed = file !== ':memory:' && !options.openInProcess && !prepareFile(file);
   let db: Db | undefined;
   try {
+    if (existed) refuseInterruptedRestore(file);
     if (existed) refuseNonSqlite(file);
     db = openSqlite(file);
     configure(db, durability);
@@ -94,6 +95,17 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
     }
     throw e;
   }
+}
+
+/** A restore cut off while it wrote the file (src/db/restore.ts leaves this beside it meanwhile): what to do, not "malformed". */
+function refuseInterruptedRestore(file: string): void {
+  const marker = `${file}.restore-in-progress`;
+  if (!fs.existsSync(marker)) return;
+  const kept = fs.readFileSync(marker, 'utf8').trim();
+  throw Object.assign(
+    new Error(`database file ${path.resolve(file)}: a reclib restore into it was cut off before it finished, so it holds part of the backup; run the same reclib restore again to finish it (or copy ${kept}, the database from before, over it and delete ${marker})`),
+    { code: 'SQLITE_CORRUPT' },
+  );
 }
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');

@@ -61,6 +61,15 @@ export async function restoreDatabase(input: { from: string; db: string; secretF
     fs.copyFileSync(from, staged);
     checkStagedCopy(staged, from);
     if (!fs.existsSync(db)) {
+      // A WAL or journal left at the path by a database moved away (after a crash, say) would be
+      // replayed into the restored file by the first connection: corruption, silent until read.
+      // It belongs to that database, so it is not deleted here: the person decides.
+      for (const side of [`${db}-wal`, `${db}-journal`]) {
+        if (fs.existsSync(side) && fs.statSync(side).size > 0) {
+          throw new RestoreError('restore_failed', `${side} exists without ${db}: it holds changes of the database that was there (moved away?), and SQLite would apply them to the restored file; put it beside that database (as <its name>${side.slice(db.length)}) or delete it, then run restore again`);
+        }
+      }
+      for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
       // A secret left without its database is kept too: it may be the one that matters.
       const keptSecret = keepSecret(secretFile, `${db}.before-restore-${input.now}.secret`);
       writeFileAtomic(secretFile, secretText, { overwrite: true });
@@ -113,7 +122,26 @@ function checkStagedCopy(staged: string, from: string): void {
   fsyncFile(staged);
 }
 
+/**
+ * Beside the database while a restore writes into it: the kept database's path. A restore cut off
+ * there (a crash, a kill) leaves the file a prefix of the backup, which no command can open; the
+ * next restore, finding this, writes the backup in again without reading the file or keeping it.
+ */
+const inProgress = (db: string) => `${db}.restore-in-progress`;
+
 async function replaceInPlace(db: string, staged: string, secretFile: string, secretText: string, now: number): Promise<RestoreResult> {
+  const marker = inProgress(db);
+  const interrupted = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : undefined;
+  // A file cut off halfway is one SQLite will not even lock ("malformed"). Emptied first: nothing
+  // of reclib opens it while the marker is there (openDatabase), and it is written again below.
+  if (interrupted !== undefined) {
+    const cut = fs.openSync(db, 'r+');
+    try {
+      fs.ftruncateSync(cut, 0);
+    } finally {
+      fs.closeSync(cut);
+    }
+  }
   const lock = openSqlite(db);
   let fd: number | undefined;
   try {
@@ -126,6 +154,10 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
         throw new RestoreError('database_in_use', `database file ${db} is in use (a running reclib serve, a CLI command, or a replicator such as Litestream has it open); stop it and run restore again`);
       }
       throw e;
+    }
+    if (interrupted !== undefined) {
+      lock.exec('COMMIT');
+      return writeAgain(db, staged, secretFile, secretText, interrupted, marker, (f) => (fd = f));
     }
     try {
       ownership(lock); // a file that is not reclib's is not ours to replace
@@ -147,6 +179,7 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     const oldSecret = keptSecret === null ? null : holdOldSecret(secretFile);
     // From here a failure (a full disk) puts back what was changed: the old database and secret.
     try {
+      writeFileAtomic(marker, `${kept}\n`, { overwrite: true });
       writeFileAtomic(secretFile, secretText, { overwrite: true });
       for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
       fd = fs.openSync(db, 'r+');
@@ -156,8 +189,11 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     } catch (e) {
       // Once open, the file counts as truncated (ftruncate is the next step).
       const back = putBack({ fd, db, kept, secretFile, oldSecret });
+      // Put back whole: no longer in progress. Left incomplete: the next restore must write it again.
+      if (!back.includes('incomplete')) fs.rmSync(marker, { force: true });
       throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}; ${back}`);
     }
+    fs.rmSync(marker, { force: true });
     if (oldSecret !== null) fs.rmSync(oldSecret, { force: true });
     syncDirectory(path.dirname(db));
     return { database: db, secretFile, kept: { database: kept, secretFile: keptSecret } };
@@ -170,6 +206,25 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     if (fd !== undefined) fs.closeSync(fd);
     lock.close();
   }
+}
+
+/**
+ * The second run of a restore that was cut off while writing the database (inProgress): the
+ * backup's secret is already in place or written again, the database file is written again from
+ * the start, and the database from before the first run stays where that run kept it.
+ */
+function writeAgain(db: string, staged: string, secretFile: string, secretText: string, kept: string, marker: string, opened: (fd: number) => void): RestoreResult {
+  writeFileAtomic(secretFile, secretText, { overwrite: true });
+  for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
+  const fd = fs.openSync(db, 'r+');
+  opened(fd);
+  fs.ftruncateSync(fd, 0);
+  copyInto(staged, fd, db);
+  fs.fsyncSync(fd);
+  fs.rmSync(marker, { force: true });
+  syncDirectory(path.dirname(db));
+  const keptSecret = fs.existsSync(`${kept}.secret`) ? `${kept}.secret` : null;
+  return { database: db, secretFile, kept: { database: fs.existsSync(kept) ? kept : null, secretFile: keptSecret } };
 }
 
 /** What an incomplete database file is left holding: no database, so nothing opens it as a new, empty library. */

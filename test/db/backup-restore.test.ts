@@ -134,6 +134,53 @@ describe('reclib restore', () => {
     assert.equal(fs.readFileSync(`${target}.secret`, 'utf8'), fs.readFileSync(`${backup}.secret`, 'utf8'));
   });
 
+  it('into a path where a database moved away left its WAL: refused (SQLite would replay it into the restored file), the WAL kept; without it, restored', async () => {
+    const dir = freshDir();
+    const { db } = await library(dir);
+    const backup = path.join(dir, 'backup.db');
+    await cliJson(['backup', '--db', db, '--to', backup]);
+    const target = path.join(dir, 'moved', 'reclib.db');
+    fs.mkdirSync(path.dirname(target));
+    fs.writeFileSync(`${target}-wal`, Buffer.alloc(4096, 1));
+    const r = await runCli(['restore', '--from', backup, '--db', target, '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(JSON.parse(r.stderr).error.message, /reclib\.db-wal exists without .*reclib\.db/);
+    assert.equal(fs.existsSync(target), false);
+    assert.equal(fs.statSync(`${target}-wal`).size, 4096, 'not deleted: it belongs to the database moved away');
+    fs.rmSync(`${target}-wal`);
+    fs.writeFileSync(`${target}-shm`, Buffer.alloc(32768, 1)); // an index only: removed
+    await cliJson(['restore', '--from', backup, '--db', target]);
+    assert.equal(fs.existsSync(`${target}-shm`) && fs.statSync(`${target}-shm`).size === 32768, false);
+    const check = openSqlite(target, { readonly: true });
+    assert.equal(check.pragma('integrity_check', { simple: true }), 'ok');
+    check.close();
+  });
+
+  it('cut off while it wrote the database: every command says so (not "malformed"), and the same restore again finishes it, keeping the database from before', async () => {
+    const dir = freshDir();
+    const { db, accountId } = await library(dir);
+    const other = await library(path.join(dir, 'o'));
+    const backup = path.join(dir, 'backup.db');
+    await cliJson(['backup', '--db', other.db, '--to', backup]);
+    // The state a kill leaves halfway (as restore.ts writes it): the old database kept, the
+    // marker naming it, the backup's secret in place, the file a prefix of the backup.
+    const kept = `${db}.before-restore-1`;
+    await cliJson(['backup', '--db', db, '--to', kept]);
+    fs.writeFileSync(`${db}.restore-in-progress`, `${kept}\n`);
+    fs.copyFileSync(`${backup}.secret`, `${db}.secret`);
+    const bytes = fs.readFileSync(backup);
+    fs.writeFileSync(db, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    for (const side of [`${db}-wal`, `${db}-shm`]) fs.rmSync(side, { force: true });
+    const said = await runCli(['accounts', 'list', '--db', db, '--json']);
+    assert.equal(said.code, 1);
+    assert.match(JSON.parse(said.stderr).error.message, /restore into it was cut off .*run the same reclib restore again/);
+    const r = await cliJson(['restore', '--from', backup, '--db', db]);
+    assert.equal(r.restore.kept.database, kept);
+    assert.deepEqual(await accountIds(db), [other.accountId]);
+    assert.equal(fs.existsSync(`${db}.restore-in-progress`), false);
+    assert.deepEqual(await accountIds(kept), [accountId], 'the database from before, kept');
+  });
+
   it('is refused while a server uses the database (exit 1, nothing changed), and goes ahead after the server was killed -9, keeping what it had written', async () => {
     const dir = freshDir();
     const { db, accountId } = await library(dir);
