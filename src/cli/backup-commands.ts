@@ -1,4 +1,6 @@
 // `reclib backup --to FILE` and `reclib restore --from FILE` (docs/decisions.md §11).
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_DB, loadConfig } from '../config';
 import { backupDatabase, BackupError } from '../db/backup';
@@ -12,8 +14,15 @@ export function registerBackupCommands(program: Command): void {
   common(program.command('backup').description('write a consistent copy of the database (FILE) and its master secret (FILE.secret) while the server runs'))
     .requiredOption('--to <file>', 'destination file (neither it nor FILE.secret may exist)')
     .option('--master-secret-file <file>', 'the master secret the server uses (RECLIB_MASTER_SECRET_FILE; default <db>.secret)')
-    .action((opts: CommonOpts & { to: string }) =>
-      withServices(opts, async (s) => {
+    .action((opts: CommonOpts & { to: string }) => {
+      // Opening the database makes a master secret where none is: a backup would then hold a new
+      // secret, not the server's (kept elsewhere, --master-secret-file), and a restore from it
+      // would sign webhooks no consumer accepts.
+      const config = loadConfig({ db: opts.db, masterSecretFile: opts.masterSecretFile });
+      if (config.db !== ':memory:' && fs.existsSync(config.db) && !fs.existsSync(config.masterSecretFile)) {
+        fail(new CliError('secret_not_found', `no master secret at ${path.resolve(config.masterSecretFile)}: the server keeps it elsewhere? name it with --master-secret-file (or RECLIB_MASTER_SECRET_FILE); a backup needs the one the server signs webhooks with`));
+      }
+      return withServices(opts, async (s) => {
         try {
           const b = await backupDatabase(s.core.db, opts.to, s.core.masterSecret);
           print(
@@ -24,8 +33,8 @@ export function registerBackupCommands(program: Command): void {
         } catch (e) {
           throw asCliError(e);
         }
-      }),
-    );
+      });
+    });
 
   program
     .command('restore')

@@ -60,6 +60,21 @@ describe('reclib backup', () => {
     assert.equal(fs.existsSync(`${to}.secret`), false);
   });
 
+  it("with the server's master secret kept elsewhere, refuses without --master-secret-file (it made a new secret and backed that up), and backs up the one named", async () => {
+    const dir = freshDir();
+    const { db } = await library(dir);
+    const elsewhere = path.join(dir, 'etc-secret');
+    fs.renameSync(`${db}.secret`, elsewhere);
+    const to = path.join(dir, 'b.db');
+    const r = await runCli(['backup', '--db', db, '--to', to, '--json']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(JSON.parse(r.stderr).error.code, 'secret_not_found');
+    assert.equal(fs.existsSync(`${db}.secret`), false, 'no new secret made');
+    assert.equal(fs.existsSync(to), false);
+    await cliJson(['backup', '--db', db, '--to', to, '--master-secret-file', elsewhere]);
+    assert.equal(fs.readFileSync(`${to}.secret`, 'utf8'), fs.readFileSync(elsewhere, 'utf8'));
+  });
+
   it('a target it cannot write names the backup file and says why (not the database, not a raw errno line)', async () => {
     const dir = freshDir();
     const { db } = await library(dir);
