@@ -55,7 +55,7 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
    * the handler counts the request against in process (a sign-in's attempt against its account),
    * named here from the parsed body so that the main thread counts it before the hand-over.
    */
-  forwardedBudget?: (body: Out<B>) => string | string[];
+  forwardedBudget?: (body: Out<B>) => string;
   /** A route other than GET that writes nothing (a 405 answer): answered here, never forwarded. */
   writesNothing?: true;
   /**
@@ -361,12 +361,10 @@ export class ApiRouter {
         if (Array.isArray(parsed)) countBatch(c, principal, parsed.length, counted);
       }
       if (spec.body && spec.forwardedBudget) {
-        for (const budget of [spec.forwardedBudget(body())].flat()) {
-          const { headers, at } = deps.rateLimiter.count(budget);
-          // The first budget's headers (a sign-in's: its account's or name's).
-          c.set('answerHeaders', c.get('answerHeaders') ?? headers);
-          counted.push({ budget, at });
-        }
+        const budget = spec.forwardedBudget(body());
+        const { headers, at } = deps.rateLimiter.count(budget);
+        c.set('answerHeaders', headers);
+        counted.push({ budget, at });
       }
       return forwardWrite(c, writer, id, bytes);
     };

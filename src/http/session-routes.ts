@@ -42,7 +42,7 @@ export function registerSessionRoutes(r: ApiRouter, deps: HttpDeps): void {
       },
       // On `reclib serve` the writer thread signs in, and its app counts nothing: the attempt is
       // counted on the main thread first, against the same budget login() names.
-      forwardedBudget: (body) => auth.loginBudgetKeys(body.account).map(loginBudget),
+      forwardedBudget: (body) => loginBudget(auth.loginBudgetKey(body.account)),
     },
     async (c, { body }) => {
       // Password guesses count against the account like requests against a key.

@@ -66,9 +66,13 @@ export function checkAccountInput(name: string | undefined, password: string | u
   if (password !== undefined && password.length < 8) throw invalid('password must be at least 8 characters');
 }
 
-/** A verifier for sign-ins naming no usable account, so they cost the same scrypt as a wrong password. Made on first use, not at every start. */
-let dummyHash: string | undefined;
-const noAccountHash = (): string => (dummyHash ??= hashPassword('reclib: no such account'));
+/**
+ * The verifier of sign-ins naming no usable account, so they cost the same scrypt as a wrong
+ * password: a fixed one with SCRYPT's parameters (test/http/session.test.ts checks they match), not
+ * made at run time, which took a synchronous scrypt on the thread serving the first such sign-in.
+ */
+export const NO_ACCOUNT_HASH = 'scrypt$16384$8$1$9kc9zLghMQ5tYrPzt0bZlA==$3ss5WWR0xlWE1WNHXmqUCpZefyGvW1kIaHUuOgQrqEg=';
+const noAccountHash = (): string => NO_ACCOUNT_HASH;
 
 /**
  * Sign-ins verify their password (~40 ms of scrypt) on libuv's thread pool, not on the thread that
@@ -96,9 +100,6 @@ async function verifyPassword(password: string, stored: string): Promise<boolean
     waitingToVerify.shift()?.();
   }
 }
-
-/** The login budget every name and id that no account has shares (loginBudgetKeys). */
-export const UNKNOWN_NAMES_BUDGET = 'unknown-account';
 
 /** How account names are compared: Unicode case folded, canonical composition, outer spaces ignored. */
 export const nameKey = (name: string): string => name.trim().normalize('NFC').toLowerCase();
@@ -234,7 +235,7 @@ export class AuthService {
    * the folded name.
    */
   async login(account: string, password: string, countAttempt: (budgetKey: string) => void = () => {}): Promise<{ token: string; expiresAt: number }> {
-    for (const key of this.loginBudgetKeys(account)) countAttempt(key);
+    countAttempt(this.loginBudgetKey(account));
     const verified = this.loginTarget(account).a?.password_hash;
     const ok = await verifyPassword(password, verified ?? noAccountHash());
     // Read again after the wait: the account as it is now (renamed, deleted, its password changed).
@@ -247,14 +248,14 @@ export class AuthService {
   }
 
   /**
-   * The budget keys login() counts an attempt to sign in as `account` against (on `reclib serve` the
-   * main thread counts them before the writer thread signs in: http/session-routes.ts): the
-   * account's, or the name's when no single account has it; and for a name no account has, also
-   * one budget that all such names share, so that fresh names do not each bring a budget of their own.
+   * The budget key login() counts an attempt to sign in as `account` against (on `reclib serve` the
+   * main thread counts it before the writer thread signs in: http/session-routes.ts): the
+   * account's, or the name's when no single account has it. Not also one that all unknown names
+   * share: once a flood had spent it, an unknown name got 429 and an account's name 401, telling
+   * which names exist. What a flood of fresh names costs is the pool's scrypt, two at a time.
    */
-  loginBudgetKeys(account: string): string[] {
-    const { named, budgetKey } = this.loginTarget(account);
-    return named.length === 0 ? [budgetKey, UNKNOWN_NAMES_BUDGET] : [budgetKey];
+  loginBudgetKey(account: string): string {
+    return this.loginTarget(account).budgetKey;
   }
 
   private loginTarget(account: string): { named: AccountRow[]; a: AccountRow | undefined; budgetKey: string } {

@@ -213,23 +213,17 @@ function searchPage(
   // Once walkTests hold, what is left of allTests: a walked condition whose walkTest is its test
   // holds already (a phrase's test implies its walkTest, the AND of its words, so not the reverse).
   const beyondWalk = conditions.filter((c) => !walked.includes(c) || (!c.exact && c.walkTest !== undefined)).map((c) => c.test);
-  // A row read in order whose text (or the query) holds characters the text tests fold otherwise
-  // than FTS5 (search-plan.ts, foldsLikeIndex) is judged as FTS5 would find it, by FTS5: whether it
-  // is among the walked expression's rows, then the tests FTS5's candidates get. Otherwise "ещё"
-  // found "еще" on pages read in order and not on pages FTS5 walked, and a walk skipped or added
-  // rows depending on its limit and the machine's speed.
-  const judgedByIndex = (row: RecordingRow): boolean =>
-    expr !== '' && (!queryFoldsLikeIndex || !foldsLikeIndex(row.title) || !foldsLikeIndex(row.transcript));
-  const indexHas = (row: RecordingRow): boolean => store.matches(expr, row.seq);
-  // Set by the density probe for the row it hands over: whether walkTests hold, tested once there
-  // (by FTS5 itself when walkedByIndex).
+  // The text tests fold some characters otherwise than FTS5 (search-plan.ts, foldsLikeIndex): a
+  // row holding one, or any row of a query holding one, is never judged by the tests where FTS5
+  // can be asked, or "ещё" found "еще" on pages read in order and not on pages FTS5 walked, and a
+  // walk skipped or repeated rows depending on its limit and the machine's speed. Reading in order
+  // stops before such a row, and FTS5 walks on from it (one walk a page; a lookup per row cost up
+  // to 11 ms each deep in a large index).
+  const foldsAlike = (row: RecordingRow): boolean => foldsLikeIndex(row.title) && foldsLikeIndex(row.transcript);
+  // Set by the density probe for the row it hands over: whether walkTests hold, tested once there.
   let walkMet: boolean | undefined;
-  let walkedByIndex = false;
-  const meetsAll = (row: RecordingRow): boolean => {
-    if (walkMet !== undefined) return walkMet && (walkedByIndex ? tests : beyondWalk).every((test) => test(row));
-    if (judgedByIndex(row)) return indexHas(row) && tests.every((test) => test(row));
-    return allTests.every((test) => test(row));
-  };
+  const meetsAll = (row: RecordingRow): boolean =>
+    walkMet === undefined ? allTests.every((test) => test(row)) : walkMet && beyondWalk.every((test) => test(row));
   // Whether the row at hand was read in order (every condition tested) or found by FTS5.
   let inOrder = expr === '';
   const accepts = (row: RecordingRow): boolean =>
@@ -258,24 +252,32 @@ function searchPage(
    */
   function* inOrderOrIndexed(): Generator<RecordingRow> {
     if (expr === '') return yield* store.scan(accountId, lo, hi, limitRows);
-    if (!inside) return yield* store.candidates(expr, lo, hi, limitRows);
+    if (!inside || !queryFoldsLikeIndex) return yield* store.candidates(expr, lo, hi, limitRows);
+    /** FTS5 from `from` on (a row the tests would fold otherwise than FTS5, or past the probe). */
+    const indexed = (from: number) => {
+      inOrder = false;
+      walkMet = undefined;
+      return store.candidates(expr, from, hi, limitRows);
+    };
     inOrder = true;
     let probed = 0;
     let walkable = 0;
     let last = lo - 1;
     for (const row of store.scan(accountId, lo, hi, budget.probeRows)) {
+      if (!foldsAlike(row)) return yield* indexed(row.seq);
       probed++;
       last = row.seq;
-      walkedByIndex = judgedByIndex(row);
-      walkMet = walkedByIndex ? indexHas(row) : walkTests.every((test) => test(row));
+      walkMet = walkTests.every((test) => test(row));
       if (walkMet) walkable++;
       yield row;
     }
     walkMet = undefined;
     if (probed < budget.probeRows || last >= hi) return;
-    if (walkable * DENSE_ONE_IN >= probed) return yield* store.scan(accountId, last + 1, hi, limitRows);
-    inOrder = false;
-    yield* store.candidates(expr, last + 1, hi, limitRows);
+    if (walkable * DENSE_ONE_IN < probed) return yield* indexed(last + 1);
+    for (const row of store.scan(accountId, last + 1, hi, limitRows)) {
+      if (!foldsAlike(row)) return yield* indexed(row.seq);
+      yield row;
+    }
   }
   for (const row of inOrderOrIndexed()) {
     if (read >= budget.candidates || (read >= budget.minCandidates && budget.now() - start >= budget.ms)) {

@@ -6,7 +6,6 @@
 // hit to its row (candidates()). Neither sorts, so a page costs the same at 1,000 or 1,000,000
 // matches. The search applies no other condition in SQL, so that each step of the walk returns
 // after one index entry and the caller can stop it (recording-search.ts).
-import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open';
 import { recordingColumns, type RecordingRow } from './recording-row';
 import { limitTo } from './bound-limit';
@@ -51,7 +50,6 @@ export class RecordingSearchStore {
   private readonly cache = new Map<string, ObjectRows<[Params], RecordingRow>>();
   private readonly sizeCache = new Map<string, ObjectRows<[Params], RowSize>>();
   private candidatesStmt: ObjectRows<[Params], RecordingRow> | undefined;
-  private matchesStmt: Statement<[string, number, number], number> | undefined;
   private scanStmt: ObjectRows<[Params], RecordingRow> | undefined;
   private readonly rowStmt;
   private readonly snapshot;
@@ -109,14 +107,6 @@ export class RecordingSearchStore {
   candidates(match: string, lo: number, hi: number, limit: number): IterableIterator<RecordingRow> {
     this.candidatesStmt ??= objectRows(this.db.prepare<[Params], RecordingRow>(RecordingSearchStore.CANDIDATES_SQL));
     return this.candidatesStmt.iterate({ match, lo, hi, limit });
-  }
-
-  /** Whether FTS5 returns the recording of sort key `seq` for `match` (a row read in order, judged as FTS5 would find it). */
-  matches(match: string, seq: number): boolean {
-    // A range, not `rowid = ?`: FTS5 ignores an equality with a value bound as a REAL, as a JS
-    // number is, and returns every match (a range it applies: candidates() uses one too).
-    this.matchesStmt ??= this.db.prepare<[string, number, number], number>('SELECT 1 FROM recordings_fts WHERE recordings_fts MATCH ? AND rowid BETWEEN ? AND ?').pluck();
-    return this.matchesStmt.get(match, seq, seq) !== undefined;
   }
 
   /**
