@@ -77,10 +77,11 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   // A file made just now is empty: only one that was there is looked at before SQLite opens it.
   // One this process has open already is only compared with the one it opened.
   if (options.openInProcess) refuseAnotherFile(file, options.openInProcess);
+  // Before anything is made at the path: a deleted half-restored file must not become a new, empty library.
+  if (file !== ':memory:' && !options.openInProcess) refuseInterruptedRestore(file);
   const existed = file !== ':memory:' && !options.openInProcess && !prepareFile(file);
   let db: Db | undefined;
   try {
-    if (existed) refuseInterruptedRestore(file);
     if (existed) refuseNonSqlite(file);
     db = openSqlite(file);
     configure(db, durability);

@@ -60,6 +60,7 @@ export async function restoreDatabase(input: { from: string; db: string; secretF
   try {
     fs.copyFileSync(from, staged);
     checkStagedCopy(staged, from);
+    if (fs.existsSync(db) && fs.existsSync(inProgress(db))) return finishInterrupted(db, staged, secretFile, secretText);
     if (!fs.existsSync(db)) {
       // A WAL or journal left at the path by a database moved away (after a crash, say) would be
       // replayed into the restored file by the first connection: corruption, silent until read.
@@ -75,6 +76,8 @@ export async function restoreDatabase(input: { from: string; db: string; secretF
       writeFileAtomic(secretFile, secretText, { overwrite: true });
       fs.linkSync(staged, db); // fails if a database appeared meanwhile: then nothing is replaced
       syncDirectory(path.dirname(db));
+      // Left by a restore cut off into a file since deleted: the database there now is whole.
+      fs.rmSync(inProgress(db), { force: true });
       return { database: db, secretFile, kept: keptSecret ? { database: null, secretFile: keptSecret } : null };
     }
     return await replaceInPlace(db, staged, secretFile, secretText, input.now);
@@ -131,17 +134,6 @@ const inProgress = (db: string) => `${db}.restore-in-progress`;
 
 async function replaceInPlace(db: string, staged: string, secretFile: string, secretText: string, now: number): Promise<RestoreResult> {
   const marker = inProgress(db);
-  const interrupted = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : undefined;
-  // A file cut off halfway is one SQLite will not even lock ("malformed"). Emptied first: nothing
-  // of reclib opens it while the marker is there (openDatabase), and it is written again below.
-  if (interrupted !== undefined) {
-    const cut = fs.openSync(db, 'r+');
-    try {
-      fs.ftruncateSync(cut, 0);
-    } finally {
-      fs.closeSync(cut);
-    }
-  }
   const lock = openSqlite(db);
   let fd: number | undefined;
   try {
@@ -154,10 +146,6 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
         throw new RestoreError('database_in_use', `database file ${db} is in use (a running reclib serve, a CLI command, or a replicator such as Litestream has it open); stop it and run restore again`);
       }
       throw e;
-    }
-    if (interrupted !== undefined) {
-      lock.exec('COMMIT');
-      return writeAgain(db, staged, secretFile, secretText, interrupted, marker, (f) => (fd = f));
     }
     try {
       ownership(lock); // a file that is not reclib's is not ours to replace
@@ -190,7 +178,7 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
       // Once open, the file counts as truncated (ftruncate is the next step).
       const back = putBack({ fd, db, kept, secretFile, oldSecret });
       // Put back whole: no longer in progress. Left incomplete: the next restore must write it again.
-      if (!back.includes('incomplete')) fs.rmSync(marker, { force: true });
+      if (isWholeDatabase(db)) fs.rmSync(marker, { force: true });
       throw new RestoreError('restore_failed', `restore into ${db} failed: ${(e as Error).message}; ${back}`);
     }
     fs.rmSync(marker, { force: true });
@@ -209,22 +197,37 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
 }
 
 /**
- * The second run of a restore that was cut off while writing the database (inProgress): the
- * backup's secret is already in place or written again, the database file is written again from
- * the start, and the database from before the first run stays where that run kept it.
+ * The second run of a restore that was cut off while writing the database (inProgress): the file
+ * holds part of the backup, which SQLite will not even lock ("malformed"), and no reclib command
+ * opens it while the marker is there (openDatabase). So the staged copy takes its place by a
+ * rename, without reading it, and the database from before stays where the first run kept it.
  */
-function writeAgain(db: string, staged: string, secretFile: string, secretText: string, kept: string, marker: string, opened: (fd: number) => void): RestoreResult {
+function finishInterrupted(db: string, staged: string, secretFile: string, secretText: string): RestoreResult {
+  const marker = inProgress(db);
+  const kept = fs.readFileSync(marker, 'utf8').trim();
   writeFileAtomic(secretFile, secretText, { overwrite: true });
   for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
-  const fd = fs.openSync(db, 'r+');
-  opened(fd);
-  fs.ftruncateSync(fd, 0);
-  copyInto(staged, fd, db);
-  fs.fsyncSync(fd);
+  fs.renameSync(staged, db);
+  syncDirectory(path.dirname(db));
   fs.rmSync(marker, { force: true });
   syncDirectory(path.dirname(db));
   const keptSecret = fs.existsSync(`${kept}.secret`) ? `${kept}.secret` : null;
   return { database: db, secretFile, kept: { database: fs.existsSync(kept) ? kept : null, secretFile: keptSecret } };
+}
+
+/** Whether the file starts as an SQLite database does (a restore's putBack wrote it back whole), not with the incomplete note. */
+function isWholeDatabase(file: string): boolean {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(16);
+      return fs.readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === 'SQLite format 3\0';
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** What an incomplete database file is left holding: no database, so nothing opens it as a new, empty library. */

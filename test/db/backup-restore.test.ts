@@ -194,6 +194,19 @@ describe('reclib restore', () => {
     assert.deepEqual(await accountIds(db), [other.accountId]);
     assert.equal(fs.existsSync(`${db}.restore-in-progress`), false);
     assert.deepEqual(await accountIds(kept), [accountId], 'the database from before, kept');
+
+    // Cut off again, and this time the half file deleted by hand: nothing makes a new, empty
+    // library at the path meanwhile, and the restore into the empty path clears the marker.
+    fs.writeFileSync(`${db}.restore-in-progress`, `${kept}\n`);
+    fs.rmSync(db);
+    // accounts create would make a new library where none is.
+    const refused = await runCli(['accounts', 'create', '--name', 'x', '--db', db, '--json']);
+    assert.equal(refused.code, 1);
+    assert.match(JSON.parse(refused.stderr).error.message, /^database file [^:]+: a reclib restore into it was cut off/);
+    assert.equal(fs.existsSync(db), false, 'no empty library made');
+    await cliJson(['restore', '--from', backup, '--db', db]);
+    assert.equal(fs.existsSync(`${db}.restore-in-progress`), false);
+    assert.deepEqual(await accountIds(db), [other.accountId]);
   });
 
   it('is refused while a server uses the database (exit 1, nothing changed), and goes ahead after the server was killed -9, keeping what it had written', async () => {
