@@ -72,7 +72,6 @@ export function checkAccountInput(name: string | undefined, password: string | u
  * made at run time, which took a synchronous scrypt on the thread serving the first such sign-in.
  */
 export const NO_ACCOUNT_HASH = 'scrypt$16384$8$1$9kc9zLghMQ5tYrPzt0bZlA==$3ss5WWR0xlWE1WNHXmqUCpZefyGvW1kIaHUuOgQrqEg=';
-const noAccountHash = (): string => NO_ACCOUNT_HASH;
 
 /**
  * Sign-ins verify their password (~40 ms of scrypt) on libuv's thread pool, not on the thread that
@@ -237,7 +236,7 @@ export class AuthService {
   async login(account: string, password: string, countAttempt: (budgetKey: string) => void = () => {}): Promise<{ token: string; expiresAt: number }> {
     countAttempt(this.loginBudgetKey(account));
     const verified = this.loginTarget(account).a?.password_hash;
-    const ok = await verifyPassword(password, verified ?? noAccountHash());
+    const ok = await verifyPassword(password, verified ?? NO_ACCOUNT_HASH);
     // Read again after the wait: the account as it is now (renamed, deleted, its password changed).
     const { named, a } = this.loginTarget(account);
     if (named.length > 1) {
