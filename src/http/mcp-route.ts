@@ -117,6 +117,13 @@ export function registerMcp(r: ApiRouter, deps: HttpDeps, logError: (line: strin
       // One message whose params the SDK cannot use, in a request the transport would otherwise
       // take (its Accept, media type and protocol version): answered here. In a batch the SDK's
       // own answers stand.
+      // The SDK matches its answers to a batch's requests by id: two requests with one id would
+      // both run and one answer be lost (a note saved, its answer never seen).
+      if (Array.isArray(body)) {
+        const ids = body.filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m).map((m) => JSON.stringify((m as { id: unknown }).id));
+        const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+        if (twice !== undefined) throw new AppError('invalid_request', `this batch holds two requests with the id ${twice}: each request needs an id of its own (JSON-RPC)`);
+      }
       const problem = Array.isArray(body) ? undefined : paramsProblem(body);
       if (problem && !Array.isArray(body)) {
         const accept = requestHeader(c, 'accept') ?? '';

@@ -313,6 +313,20 @@ describe('/mcp over HTTP: credentials, methods, rate limit, OpenAPI', () => {
   const listCall = (id: number, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_recordings', arguments: args } });
   const batchOf = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' }));
 
+  it('a batch with two requests of one id is refused whole (the SDK would run both and lose one answer), nothing saved', async () => {
+    const h = harness();
+    const key = h.key();
+    const note = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_note', arguments: { text: 'an answer that would be lost' } } };
+    const res = await h.req('POST', '/mcp', { token: key, body: [note, { jsonrpc: '2.0', id: 7, method: 'ping' }], headers: ACCEPT });
+    assert.equal(res.status, 400);
+    assert.equal(res.json.error.code, 'invalid_request');
+    assert.match(res.json.error.message, /two requests with the id 7/);
+    assert.equal((await h.req('GET', '/api/v2/recordings', { token: key })).json.recordings.length, 0);
+    // Ids of one value but another type ("7" and 7) are two ids.
+    const ok = await h.req('POST', '/mcp', { token: key, body: [{ jsonrpc: '2.0', id: '7', method: 'ping' }, { jsonrpc: '2.0', id: 7, method: 'ping' }], headers: ACCEPT });
+    assert.equal(ok.status, 200, ok.text);
+  });
+
   it('a batch counts as the messages it holds; one the limit has no room for is refused whole, naming its size', async () => {
     const h = harness({ rateLimit: 10 });
     const key = h.key();
