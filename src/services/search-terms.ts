@@ -237,8 +237,14 @@ export class SearchTerms {
     return this.store.withPrefix(prefix, limit);
   }
 
+  /**
+   * After the commit that added `forms`: those still in the table. A later member of the same
+   * group can have removed one (a PATCH adding "zebra", the next taking it out, committed
+   * together): remembered anyway, the word was never added again, and recordings with it were
+   * found by no prefix search until a restart.
+   */
   private remember(forms: string[]): void {
     if (this.known.size + forms.length > KNOWN_MAX) this.known = new Set();
-    for (const f of forms) this.known.add(f);
+    for (const f of forms) if (this.store.has(f)) this.known.add(f);
   }
 }

@@ -13,6 +13,7 @@ export class SearchTermStore {
     this.s = {
       add: db.prepare<[string]>('INSERT OR IGNORE INTO recording_terms (term) VALUES (?)'),
       remove: db.prepare<[string]>('DELETE FROM recording_terms WHERE term = ?'),
+      has: db.prepare<[string], number>('SELECT 1 FROM recording_terms WHERE term = ?').pluck(),
       // A live recording that still has this word, the newest (FTS5 folds case and accents the same way).
       indexed: db.prepare<[string], { seq: number }>('SELECT rowid AS seq FROM recordings_fts WHERE recordings_fts MATCH ? LIMIT 1'),
       liveText: db.prepare<[number], { title: string; transcript: string }>('SELECT title, transcript FROM recordings WHERE pos = -? AND deleted_at IS NULL'),
@@ -34,6 +35,10 @@ export class SearchTermStore {
 
   remove(term: string): void {
     this.s.remove.run(term);
+  }
+
+  has(term: string): boolean {
+    return this.s.has.get(term) !== undefined;
   }
 
   /** The seq of a recording the FTS index still holds the word for, or undefined (a quoted FTS5 string, so never syntax). */

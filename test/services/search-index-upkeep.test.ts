@@ -607,3 +607,24 @@ describe('FTS upkeep', () => {
     again.core.db.close();
   });
 });
+
+describe('the vocabulary after grouped edits', () => {
+  it('a word one member of a group adds and the next takes out is not remembered as listed: a later recording with it is found by its prefix', async () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const p = h.services.auth.authenticate(h.key());
+    const listed = (t: string) => core.db.prepare('SELECT 1 FROM recording_terms WHERE term = ?').get(t) !== undefined;
+    const r = recordings.create(p, { type: 'clip', transcript: 'hello' }, 'a').row;
+    // Committed together: the first adds "zebra", the second (the next revision) takes it out.
+    await Promise.all([
+      recordings.updateGrouped(p, r.id, { transcript: 'hello zebra' }, r.revision),
+      recordings.updateGrouped(p, r.id, { transcript: 'hello' }, r.revision + 1),
+    ]);
+    assert.equal(listed('zebra'), false);
+    const n = recordings.create(p, { type: 'clip', transcript: 'zebra crossing' }, 'b').row;
+    assert.equal(listed('zebra'), true, 'listed again with the new recording');
+    const token = h.key();
+    const res = await h.req('GET', '/api/v2/recordings?q=zeb', { token });
+    assert.deepEqual(res.json.recordings.map((x: { id: string }) => x.id), [n.id]);
+  });
+});
