@@ -145,6 +145,16 @@ describe('DELETE /api/session signs out', () => {
     assert.equal((await h.req('GET', '/api/v2/api-keys', { token: h.session })).status, 401);
   });
 
+  it('a session that spent its rate limit can still sign out (signing out is not counted)', async () => {
+    const h = harness({ rateLimit: 2 });
+    for (let i = 0; i < 2; i++) assert.equal((await h.req('GET', '/api/session', { token: h.session })).status, 200);
+    assert.equal((await h.req('GET', '/api/session', { token: h.session })).status, 429);
+    const out = await h.req('DELETE', '/api/session', { token: h.session });
+    assert.equal(out.status, 204);
+    assert.equal(out.headers.get('ratelimit-remaining'), null);
+    assert.equal((await h.req('GET', '/api/v2/api-keys', { token: h.session })).status, 401);
+  });
+
   it('a cookie sign-out from a foreign Origin is refused and the session stays valid', async () => {
     const h = harness();
     const { cookie } = await login(h);
