@@ -76,7 +76,9 @@ export const COMPACT_QUIET_MS = 60_000;
  * A week: each compaction adds a level to FTS5's structure (it moves every segment to a new top
  * level; FTS5 caps them at 64 and never removes one), and FTS5's merge work inside a write is 64
  * pages × levels per 64 pages written, so frequent compactions would make those steps larger. The
- * first is a week after the start, not at every start.
+ * first is a week after the start, not at every start. Only its first slice is a compaction's
+ * ('merge' with a negative count); the next ones go on with it as ordinary merges
+ * (RecordingStore.continueCompaction says why: one compaction, one level).
  */
 export const COMPACT_EVERY_MS = 7 * 24 * 3600_000;
 export const COMPACT_PAGES = 64;
@@ -183,7 +185,7 @@ export class IndexMerger implements Worker {
       if (quietFor < this.quietMs) return false;
       // A compaction under way is finished first (an ordinary slice would go on with it anyway:
       // FTS5 continues a merge in progress before it starts another).
-      worked = this.compacting ? this.compactSlice() : this.slice();
+      worked = this.compacting ? this.maintain(() => this.store.continueCompaction(COMPACT_PAGES)) : this.slice();
       if (worked !== undefined) {
         if (this.compacting) this.compacting = worked;
         else this.pending = worked;

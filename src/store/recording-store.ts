@@ -185,4 +185,15 @@ export class RecordingStore {
   compactSlice(pages: number): boolean {
     return this.mergeSlice(-pages);
   }
+
+  /**
+   * The next slice of a compaction begun with compactSlice(): an ordinary 'merge', which goes on
+   * with the merge in progress. Not compactSlice() again: FTS5 plans a negative merge afresh each
+   * time, moving every segment to one more new level, and a compaction resumed after writes
+   * (at a million recordings it spans many quiet spells) took the index to FTS5's cap of 64
+   * levels, whose merge work every write then pays (the slowest create 4.3 → 21 ms at 15,000).
+   */
+  continueCompaction(pages: number): boolean {
+    return this.mergeSlice(pages);
+  }
 }

@@ -168,6 +168,10 @@ describe('FTS upkeep', () => {
       slices.push('compact');
       return left-- > 0;
     };
+    store.continueCompaction = () => {
+      slices.push('continue');
+      return left-- > 0;
+    };
     store.mergeSlice = () => {
       slices.push('merge');
       return false;
@@ -183,7 +187,39 @@ describe('FTS upkeep', () => {
     for (let t = CHECK_EVERY_MS; t < QUIET_MS; t += CHECK_EVERY_MS) look(CHECK_EVERY_MS);
     assert.deepEqual(slices, ['merge', 'compact'], 'not before the ordinary 2 s of quiet');
     for (let i = 0; i < 40; i++) look(10);
-    assert.deepEqual(slices, ['merge', 'compact', 'compact', 'compact', 'compact'], 'then on until a slice finds nothing left, and no more');
+    // Continued as an ordinary merge goes on with the one in progress, not planned again (each
+    // plan adds a level: continueCompaction says why).
+    assert.deepEqual(slices, ['merge', 'compact', 'continue', 'continue', 'continue'], 'then on until a slice finds nothing left, and no more');
+  });
+
+  it('a compaction resumed between writes stays on one new level (planned again each time, the index reached 64 levels) and loses nothing', () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    let k = 0;
+    const write = (n: number) => {
+      for (let i = 0; i < n; i++, k++) recordings.create(principal, { type: 'clip', transcript: `alpha beta w${k} z${k % 7} filler text number ${k}` }, `l${k}`);
+    };
+    const levels = () => {
+      const block = core.db.prepare('SELECT block FROM recordings_fts_data WHERE id = 10').pluck().get() as Buffer;
+      let o = block.length > 8 && block.readUInt32BE(4) === 0xffffffff ? 8 : 4;
+      let v = 0;
+      for (;;) {
+        const c = block[o++]!;
+        v = v * 128 + (c & 0x7f);
+        if (!(c & 0x80)) return v;
+      }
+    };
+    write(300);
+    const before = levels();
+    core.writer.write(() => recordings.store.compactSlice(1));
+    for (let cycle = 0; cycle < 60; cycle++) {
+      core.writer.write(() => recordings.store.continueCompaction(1));
+      write(3);
+    }
+    assert.ok(levels() <= before + 3, `${before} → ${levels()} levels`);
+    integrityCheck(core.db);
+    assert.equal(matches(core.db, 'alpha').length, k);
   });
 
   it('the merger waits for 2 s of quiet, and stops at the first look that saw work or came late', () => {
