@@ -109,7 +109,8 @@ function refuseInterruptedRestore(file: string): void {
   );
 }
 
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+/** The first bytes of every SQLite database file. */
+export const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /**
  * A file that holds something and does not start with SQLite's header is refused before SQLite

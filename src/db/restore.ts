@@ -27,6 +27,7 @@ import { writeAllSync } from '../files/write-all';
 import { readMasterSecret } from '../master-secret';
 import { BackupError, fsyncFile, integrityProblems } from './backup';
 import { SCHEMA_VERSION } from './migrate';
+import { SQLITE_HEADER } from './open';
 import { ForeignDatabaseError, ownership, RECLIB_NOTE } from './ownership';
 import { openSqlite } from './sqlite';
 
@@ -70,7 +71,7 @@ export async function restoreDatabase(input: { from: string; db: string; secretF
           throw new RestoreError('restore_failed', `${side} exists without ${db}: it holds changes of the database that was there (moved away?), and SQLite would apply them to the restored file; put it beside that database (as <its name>${side.slice(db.length)}) or delete it, then run restore again`);
         }
       }
-      for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
+      removeSideFiles(db);
       // A secret left without its database is kept too: it may be the one that matters.
       const keptSecret = keepSecret(secretFile, `${db}.before-restore-${input.now}.secret`);
       writeFileAtomic(secretFile, secretText, { overwrite: true });
@@ -169,7 +170,7 @@ async function replaceInPlace(db: string, staged: string, secretFile: string, se
     try {
       writeFileAtomic(marker, `${kept}\n`, { overwrite: true });
       writeFileAtomic(secretFile, secretText, { overwrite: true });
-      for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
+      removeSideFiles(db);
       fd = fs.openSync(db, 'r+');
       fs.ftruncateSync(fd, 0);
       copyInto(staged, fd, db);
@@ -206,7 +207,7 @@ function finishInterrupted(db: string, staged: string, secretFile: string, secre
   const marker = inProgress(db);
   const kept = fs.readFileSync(marker, 'utf8').trim();
   writeFileAtomic(secretFile, secretText, { overwrite: true });
-  for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
+  removeSideFiles(db);
   fs.renameSync(staged, db);
   syncDirectory(path.dirname(db));
   fs.rmSync(marker, { force: true });
@@ -215,13 +216,18 @@ function finishInterrupted(db: string, staged: string, secretFile: string, secre
   return { database: db, secretFile, kept: { database: fs.existsSync(kept) ? kept : null, secretFile: keptSecret } };
 }
 
+/** The files SQLite keeps beside a database: a new database at the path must not meet the old one's. */
+function removeSideFiles(db: string): void {
+  for (const side of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) fs.rmSync(side, { force: true });
+}
+
 /** Whether the file starts as an SQLite database does (a restore's putBack wrote it back whole), not with the incomplete note. */
 function isWholeDatabase(file: string): boolean {
   try {
     const fd = fs.openSync(file, 'r');
     try {
-      const head = Buffer.alloc(16);
-      return fs.readSync(fd, head, 0, 16, 0) === 16 && head.toString('latin1') === 'SQLite format 3\0';
+      const head = Buffer.alloc(SQLITE_HEADER.length);
+      return fs.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(SQLITE_HEADER);
     } finally {
       fs.closeSync(fd);
     }

@@ -28,6 +28,17 @@ async function library(dir: string): Promise<{ db: string; accountId: string }> 
   return { db, accountId };
 }
 
+/** A library, its backup (backup.db beside it), and `target`: reclib.db in a new folder `sub`, for a restore. */
+async function backedUp(sub: string) {
+  const dir = freshDir();
+  const { db } = await library(dir);
+  const backup = path.join(dir, 'backup.db');
+  await cliJson(['backup', '--db', db, '--to', backup]);
+  const target = path.join(dir, sub, 'reclib.db');
+  fs.mkdirSync(path.dirname(target));
+  return { backup, target };
+}
+
 describe('reclib backup', () => {
   it('writes FILE and FILE.secret (0600, the master secret), reports the integrity check, and the copy is a working database', async () => {
     const dir = freshDir();
@@ -134,12 +145,7 @@ describe('reclib restore', () => {
   });
 
   it('into a path without a database keeps a master secret found there, as DB.before-restore-<ms>.secret', async () => {
-    const dir = freshDir();
-    const { db } = await library(dir);
-    const backup = path.join(dir, 'backup.db');
-    await cliJson(['backup', '--db', db, '--to', backup]);
-    const target = path.join(dir, 'elsewhere', 'reclib.db');
-    fs.mkdirSync(path.dirname(target));
+    const { backup, target } = await backedUp('elsewhere');
     fs.writeFileSync(`${target}.secret`, fs.readFileSync(`${backup}.secret`, 'utf8').replace(/^./, (c) => (c === 'A' ? 'B' : 'A')));
     const orphan = fs.readFileSync(`${target}.secret`, 'utf8');
     const r = await cliJson(['restore', '--from', backup, '--db', target]);
@@ -150,12 +156,7 @@ describe('reclib restore', () => {
   });
 
   it('into a path where a database moved away left its WAL: refused (SQLite would replay it into the restored file), the WAL kept; without it, restored', async () => {
-    const dir = freshDir();
-    const { db } = await library(dir);
-    const backup = path.join(dir, 'backup.db');
-    await cliJson(['backup', '--db', db, '--to', backup]);
-    const target = path.join(dir, 'moved', 'reclib.db');
-    fs.mkdirSync(path.dirname(target));
+    const { backup, target } = await backedUp('moved');
     fs.writeFileSync(`${target}-wal`, Buffer.alloc(4096, 1));
     const r = await runCli(['restore', '--from', backup, '--db', target, '--json']);
     assert.equal(r.code, 1, r.stderr);
