@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { framesSince, passDue, TruncationPlan, type WalPosition } from './checkpoint-policy';
+import { PageScrubber, walOfOneFrame } from './page-scrub';
 import { openSqlite } from './sqlite';
 import { openWalIndex } from './wal-index';
 
@@ -47,8 +48,12 @@ export interface CheckpointReport {
   /** Frames in the WAL, and how many of them are now in the database file. */
   log: number;
   checkpointed: number;
-  /** The pass truncated the WAL to zero bytes (an erasure). */
+  /** The pass truncated the WAL (an erasure): to zero bytes, or to the one frame of the commit that made it start over. */
   truncated?: true;
+  /** Pages whose unallocated space is still to be scrubbed (page-scrub.ts), when a slice ran. */
+  scrubBacklog?: number;
+  /** Whole-file scrubs begun because frames were copied before this thread saw them. */
+  scrubMissed?: number;
 }
 
 interface CheckpointResult {
@@ -78,7 +83,10 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   let lastLog = -1;
   let quiet = false;
   const plan = new TruncationPlan({ ...data.erase, sizeLimit: data.sizeLimit }, Date.now());
-  const walIndex = walIndexReader(data.file);
+  const shm = openWalIndex(data.file);
+  const walIndex = walIndexReader(shm);
+  const scrubber = PageScrubber.open(data.file, shm);
+  const scrub = scrubber && new Scrub(scrubber, openSqlite(data.file), db, data.erase.waitMs, data.sizeLimit, walSize);
   // Pass timing on the monotonic clock (a wall clock set back must not hold passes, and with them
   // the truncations, up); the truncation plan keeps wall-clock times, as the server's messages do.
   let lastPassAt = performance.now();
@@ -88,22 +96,27 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   let movedAt = lastPassAt;
 
   /** A TRUNCATE checkpoint; whether it emptied the WAL file. */
-  const truncate = (): boolean => {
+  const truncateCheckpoint = (): boolean => {
     db.pragma(`busy_timeout = ${data.erase.waitMs}`);
     try {
-      if (checkpoint('TRUNCATE').busy === 0) {
-        last = -1;
-        lastLog = -1;
-        quiet = false;
-        report({ log: 0, checkpointed: 0, truncated: true });
-        return true;
-      }
+      return checkpoint('TRUNCATE').busy === 0;
     } catch {
       // SQLITE_BUSY or a transient I/O error: tried again later.
+      return false;
     } finally {
       db.pragma(`busy_timeout = ${busyTimeout}`);
     }
-    return false;
+  };
+
+  const truncate = (): boolean => {
+    const ok = scrub ? scrub.truncate() : truncateCheckpoint();
+    if (ok) {
+      last = -1;
+      lastLog = -1;
+      quiet = false;
+      report({ log: 0, checkpointed: 0, truncated: true, ...scrub?.figures() });
+    }
+    return ok;
   };
 
   const pass = () => {
@@ -111,7 +124,9 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     lastPassAt = performance.now();
     atPass = walIndex?.() ?? atPass;
     try {
+      scrub?.scrubber.collect();
       const r = checkpoint('PASSIVE');
+      scrub?.scrubber.checkpointed(r);
       failures = 0;
       if (r.checkpointed !== last && r.log > 0) report({ log: r.log, checkpointed: r.checkpointed });
       last = r.checkpointed;
@@ -125,6 +140,9 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     }
     const truncation = plan.next(t, quiet, walSize);
     if (truncation) plan.done(truncation, truncate(), Date.now());
+    else if (scrub?.due(quiet)) {
+      if (scrub.slice(quiet)) report({ log: 0, checkpointed: 0, ...scrub.figures() });
+    }
   };
 
   // While the WAL moves (and for everyMs after it last did), looks every pollMs whether a pass is
@@ -140,13 +158,151 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   };
 
   port.on('message', (m: CheckpointerCommand) => {
-    if (m === 'erase') return plan.eraseSoon(Date.now());
+    if (m === 'erase') {
+      scrub?.urgent();
+      return plan.eraseSoon(Date.now());
+    }
     if (m !== 'stop') return;
     clearTimeout(timer);
+    scrub?.close();
     db.close();
     port.close();
   });
   timer = setTimeout(() => tick(false), data.pollMs);
+}
+
+/** Bytes of pages a slice reads while writes come (it holds the write lock meanwhile: ~1 ms), and while the writers are quiet. */
+const SCRUB_BUSY_BYTES = 1024 * 1024;
+const SCRUB_QUIET_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The SQL side of scrubbing (page-scrub.ts does the file side): a second connection, `locker`,
+ * takes the write lock around each slice, so that no commit adds frames and no checkpoint writes
+ * a page meanwhile, and then commits a change of nothing (user_version set to itself), so that
+ * every other connection sees the WAL changed and drops the pages it had cached, stale bytes
+ * included: a writer that kept a stale copy of a scrubbed page would write it back with its next
+ * change of that page.
+ *
+ * It also truncates the WAL for an erasure, in place of a TRUNCATE checkpoint: that checkpoint
+ * copies frames committed after the last collect() and then empties the WAL, so they could never
+ * be collected. Instead, with the write lock held, the frames are collected and all copied
+ * (PASSIVE); then a transaction begun on a WAL with every frame copied makes it start over at its
+ * commit, and `journal_size_limit = 0` cuts the file to that commit's one frame.
+ */
+class Scrub {
+  private isUrgent = false;
+  private readonly pageSize: number;
+
+  constructor(
+    readonly scrubber: PageScrubber,
+    private readonly locker: ReturnType<typeof openSqlite>,
+    private readonly db: ReturnType<typeof openSqlite>,
+    waitMs: number,
+    private readonly sizeLimit: number,
+    private readonly walSize: () => number,
+  ) {
+    locker.pragma(`busy_timeout = ${waitMs}`);
+    locker.pragma('journal_size_limit = -1');
+    this.pageSize = locker.pragma('page_size', { simple: true }) as number;
+  }
+
+  /** A delete committed: its text may be in a page's unallocated space, so slices run at every pass until none is left. */
+  urgent(): void {
+    this.isUrgent = true;
+  }
+
+  /** Whether a slice is due at this pass: after a delete until the backlog is gone, and at quiet passes. */
+  due(quiet: boolean): boolean {
+    if (this.scrubber.backlog === 0) {
+      this.isUrgent = false;
+      return false;
+    }
+    return quiet || this.isUrgent;
+  }
+
+  figures(): Pick<CheckpointReport, 'scrubBacklog' | 'scrubMissed'> {
+    return { scrubBacklog: this.scrubber.backlog, scrubMissed: this.scrubber.missed };
+  }
+
+  /** Runs `fn` holding the write lock; undefined if the lock could not be had within waitMs. */
+  private underWriteLock<T>(fn: () => T): T | undefined {
+    try {
+      this.locker.exec('BEGIN IMMEDIATE');
+    } catch {
+      return undefined;
+    }
+    try {
+      return fn();
+    } finally {
+      if (this.locker.inTransaction) this.locker.exec('COMMIT');
+    }
+  }
+
+  /** A commit of nothing: the WAL changes, so other connections drop their cached pages. */
+  private touch(): void {
+    this.locker.pragma(`user_version = ${this.locker.pragma('user_version', { simple: true }) as number}`);
+  }
+
+  /**
+   * One slice (a bigger one when the writers are quiet); whether it ran. If every frame was
+   * copied, the commit makes the WAL start over, and cuts the file back as the server's writers
+   * would (at a quiet pass, to that commit's one frame, as an erasure does).
+   */
+  slice(quiet: boolean): boolean {
+    return (
+      this.underWriteLock(() => {
+        const changed = this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize);
+        if (changed) this.commitTouch(quiet ? 0 : this.sizeLimit);
+        return changed !== undefined;
+      }) ?? false
+    );
+  }
+
+  /** The touch, committed with the WAL's size limit set for it (the limit applies only if the commit makes the WAL start over). */
+  private commitTouch(sizeLimit: number): void {
+    this.locker.pragma(`journal_size_limit = ${sizeLimit}`);
+    try {
+      this.touch();
+      this.locker.exec('COMMIT');
+    } finally {
+      this.locker.pragma('journal_size_limit = -1');
+    }
+  }
+
+  /** The erasure's truncation (see above), with a slice on the way; whether the WAL is now cut back. */
+  truncate(): boolean {
+    try {
+      const copied = this.underWriteLock(() => {
+        this.scrubber.collect();
+        const r = (this.db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0]!;
+        this.scrubber.checkpointed(r);
+        return r.checkpointed === r.log;
+      });
+      // A reader of an older snapshot holds frames back: tried again later.
+      if (!copied) return false;
+      return (
+        this.underWriteLock(() => {
+          const state = this.scrubber.collect();
+          // A writer came in between the two locks: its frames are not copied yet.
+          if (!state || state.backfilled !== state.mxFrame) return false;
+          this.scrubber.slice(SCRUB_QUIET_BYTES / this.pageSize);
+          this.scrubber.endsHere();
+          this.commitTouch(0);
+          // Not cut back if a reader was using the WAL at the commit: it did not start over.
+          return this.walSize() <= walOfOneFrame(this.pageSize);
+        }) ?? false
+      );
+    } catch {
+      // A transient I/O error: tried again later.
+      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
+      return false;
+    }
+  }
+
+  close(): void {
+    this.locker.close();
+    this.scrubber.close();
+  }
 }
 
 /**
@@ -156,9 +312,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
  * opened, and then passes come every everyMs only. A torn read costs at most one pass too many
  * or too few.
  */
-function walIndexReader(file: string): (() => WalPosition | undefined) | undefined {
-  // One descriptor per start of this thread (wal-index.ts says why it stays open).
-  const fd = openWalIndex(file);
+function walIndexReader(fd: number | undefined): (() => WalPosition | undefined) | undefined {
   if (fd === undefined) return undefined;
   const header = Buffer.alloc(40);
   const u32 = os.endianness() === 'LE' ? (at: number) => header.readUInt32LE(at) : (at: number) => header.readUInt32BE(at);

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config';
 import { Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
 import { openRuntime } from '../../src/runtime';
 import { harness } from '../helpers/harness';
+import { prng } from '../helpers/prng';
 import { created, patch, remove } from '../helpers/recording-client';
 
 describe('deleted text is erased everywhere', () => {
@@ -122,9 +123,10 @@ describe('deleted text is erased everywhere', () => {
     /** A file-backed runtime as serve builds it, with a key that may create and delete. */
     function runtime(dir: string) {
       const file = path.join(dir, 'r.db');
-      const services = openRuntime(loadConfig({ db: file }, {}));
+      // durability normal: the moving-rows tests write thousands of times, and no test here cuts the power.
+      const services = openRuntime(loadConfig({ db: file, durability: 'normal' }, {}));
       const account = services.auth.createAccount('me');
-      const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:delete'] }).secret);
+      const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:write', 'recordings:delete'] }).secret);
       const checkpointer = services.workers.find((w): w is Checkpointer => w instanceof Checkpointer);
       assert.ok(checkpointer, 'serve runs a Checkpointer on a file database');
       const truncated = () =>
@@ -137,9 +139,46 @@ describe('deleted text is erased everywhere', () => {
             }
           });
         });
+      /** Resolves at the first report `when` accepts. */
+      const reported = (when: (r: CheckpointReport) => boolean, ms = 20_000) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no such checkpoint report within ${ms} ms`)), ms);
+          checkpointer.onCheckpoint((r: CheckpointReport) => {
+            if (when(r)) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        });
       const create = (text: string, key: string) => services.recordings.create(principal, { type: 'memo', title: 'call', transcript: text }, key).row;
-      const remove = (id: string) => services.recordings.remove(principal, id, 1);
-      return { file, wal: `${file}-wal`, services, checkpointer, truncated, create, remove };
+      const remove = (id: string, revision = 1) => services.recordings.remove(principal, id, revision);
+      /**
+       * Recordings whose rows grow and move between pages (the index's too), then every third
+       * deleted: SQLite leaves copies of moved rows in pages' unallocated space, and secure_delete
+       * zeroes only the live copy. The words of the deleted recordings.
+       */
+      const moveAndDelete = () => {
+        const rnd = prng(11);
+        const word = () => `v${Array.from({ length: 11 }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join('')}`;
+        const made = Array.from({ length: 1200 }, (_, i) => {
+          const words = [word(), word(), word(), word()];
+          return { row: create(`the usual ${words.join(' ')} words`, `m${i}`), words };
+        });
+        for (let i = 0; i < made.length; i += 2) {
+          services.recordings.update(principal, made[i]!.row.id, { summary: 'padding '.repeat(40 + Math.floor(rnd() * 80)) }, 1);
+        }
+        const deleted: string[] = [];
+        for (let i = 0; i < made.length; i += 3) {
+          remove(made[i]!.row.id, i % 2 === 0 ? 2 : 1);
+          deleted.push(...made[i]!.words);
+        }
+        return deleted;
+      };
+      const stillIn = (f: string, words: string[]) => {
+        const bytes = fs.readFileSync(f);
+        return words.filter((w) => bytes.includes(w));
+      };
+      return { file, wal: `${file}-wal`, services, checkpointer, truncated, reported, create, remove, moveAndDelete, stillIn };
     }
 
     it('shortly after a delete commits, while serve runs', async () => {
@@ -177,6 +216,49 @@ describe('deleted text is erased everywhere', () => {
         await erased;
         assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
         assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('copies of moved rows left in unused page space are zeroed too, soon after the delete', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-moved-'));
+      const rt = runtime(dir);
+      try {
+        const clean = rt.reported((r) => r.scrubBacklog === 0);
+        for (const w of rt.services.workers) w.start();
+        await clean; // the whole-file pass of start-up
+        const deleted = rt.moveAndDelete();
+        // The truncation after the deletes, then slices until no page is left to scrub.
+        await rt.reported((r) => r.truncated === true);
+        await rt.reported((r) => r.scrubBacklog === 0);
+        assert.deepEqual(rt.stillIn(rt.file, deleted), [], 'the database file holds no deleted word');
+        assert.deepEqual(rt.stillIn(rt.wal, deleted), [], 'nor does the WAL');
+        const { db } = rt.services.core;
+        assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+        assert.equal((db.prepare('SELECT count(*) AS n FROM recordings WHERE deleted_at IS NULL').get() as { n: number }).n, 800);
+        assert.equal(rt.create('writes go on afterwards', 'after').revision, 1);
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('what was deleted while serve did not run is zeroed by the whole-file pass of the next start', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-moved-'));
+      const rt = runtime(dir);
+      try {
+        const deleted = rt.moveAndDelete(); // no worker running: the CLI, or a server since stopped
+        rt.services.core.db.pragma('wal_checkpoint(TRUNCATE)');
+        assert.ok(rt.stillIn(rt.file, deleted).length > 0, 'sanity: secure_delete left copies of moved rows in the file');
+        const clean = rt.reported((r) => r.scrubBacklog === 0);
+        for (const w of rt.services.workers) w.start();
+        await clean;
+        assert.deepEqual(rt.stillIn(rt.file, deleted), [], 'the database file holds no deleted word');
+        assert.equal(rt.services.core.db.pragma('integrity_check', { simple: true }), 'ok');
       } finally {
         for (const w of rt.services.workers) await w.stop();
         rt.services.core.db.close();
