@@ -1,8 +1,9 @@
 // The checkpointer's worker thread (started by src/db/checkpointer.ts, which says why it exists).
 // It has its own connection to the database file and, every `everyMs` or once `passFrames` frames
 // were written (checkpoint-policy.ts passDue), copies committed WAL frames into the database file
-// with a PASSIVE checkpoint; after a delete (an 'erase' message) and once at start-up it truncates
-// the WAL instead, so that deleted text leaves the WAL file too.
+// with a PASSIVE checkpoint; after a delete (an 'erase' message) and once at start-up it cuts the
+// WAL back instead, so that deleted text leaves the WAL file too. It also zeroes what SQLite leaves
+// of moved rows in pages' unused space (Scrub below, page-scrub.ts), in slices between passes.
 //
 // A module of its own, built by esbuild as dist/checkpointer-worker.mjs beside the bundle, and run
 // from source through tsx in tests. It imports nothing of reclib at run time but the few lines of
@@ -13,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { framesSince, passDue, TruncationPlan, type WalPosition } from './checkpoint-policy';
-import { PageScrubber, walOfOneFrame } from './page-scrub';
+import { PageScrubber, Scrub } from './page-scrub';
 import { openSqlite } from './sqlite';
 import { openWalIndex } from './wal-index';
 
@@ -169,140 +170,6 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     port.close();
   });
   timer = setTimeout(() => tick(false), data.pollMs);
-}
-
-/** Bytes of pages a slice reads while writes come (it holds the write lock meanwhile: ~1 ms), and while the writers are quiet. */
-const SCRUB_BUSY_BYTES = 1024 * 1024;
-const SCRUB_QUIET_BYTES = 16 * 1024 * 1024;
-
-/**
- * The SQL side of scrubbing (page-scrub.ts does the file side): a second connection, `locker`,
- * takes the write lock around each slice, so that no commit adds frames and no checkpoint writes
- * a page meanwhile, and then commits a change of nothing (user_version set to itself), so that
- * every other connection sees the WAL changed and drops the pages it had cached, stale bytes
- * included: a writer that kept a stale copy of a scrubbed page would write it back with its next
- * change of that page.
- *
- * It also truncates the WAL for an erasure, in place of a TRUNCATE checkpoint: that checkpoint
- * copies frames committed after the last collect() and then empties the WAL, so they could never
- * be collected. Instead, with the write lock held, the frames are collected and all copied
- * (PASSIVE); then a transaction begun on a WAL with every frame copied makes it start over at its
- * commit, and `journal_size_limit = 0` cuts the file to that commit's one frame.
- */
-class Scrub {
-  private isUrgent = false;
-  private readonly pageSize: number;
-
-  constructor(
-    readonly scrubber: PageScrubber,
-    private readonly locker: ReturnType<typeof openSqlite>,
-    private readonly db: ReturnType<typeof openSqlite>,
-    waitMs: number,
-    private readonly sizeLimit: number,
-    private readonly walSize: () => number,
-  ) {
-    locker.pragma(`busy_timeout = ${waitMs}`);
-    locker.pragma('journal_size_limit = -1');
-    this.pageSize = locker.pragma('page_size', { simple: true }) as number;
-  }
-
-  /** A delete committed: its text may be in a page's unallocated space, so slices run at every pass until none is left. */
-  urgent(): void {
-    this.isUrgent = true;
-  }
-
-  /** Whether a slice is due at this pass: after a delete until the backlog is gone, and at quiet passes. */
-  due(quiet: boolean): boolean {
-    if (this.scrubber.backlog === 0) {
-      this.isUrgent = false;
-      return false;
-    }
-    return quiet || this.isUrgent;
-  }
-
-  figures(): Pick<CheckpointReport, 'scrubBacklog' | 'scrubMissed'> {
-    return { scrubBacklog: this.scrubber.backlog, scrubMissed: this.scrubber.missed };
-  }
-
-  /** Runs `fn` holding the write lock; undefined if the lock could not be had within waitMs. */
-  private underWriteLock<T>(fn: () => T): T | undefined {
-    try {
-      this.locker.exec('BEGIN IMMEDIATE');
-    } catch {
-      return undefined;
-    }
-    try {
-      return fn();
-    } finally {
-      if (this.locker.inTransaction) this.locker.exec('COMMIT');
-    }
-  }
-
-  /** A commit of nothing: the WAL changes, so other connections drop their cached pages. */
-  private touch(): void {
-    this.locker.pragma(`user_version = ${this.locker.pragma('user_version', { simple: true }) as number}`);
-  }
-
-  /**
-   * One slice (a bigger one when the writers are quiet); whether it ran. If every frame was
-   * copied, the commit makes the WAL start over, and cuts the file back as the server's writers
-   * would (at a quiet pass, to that commit's one frame, as an erasure does).
-   */
-  slice(quiet: boolean): boolean {
-    return (
-      this.underWriteLock(() => {
-        const changed = this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize);
-        if (changed) this.commitTouch(quiet ? 0 : this.sizeLimit);
-        return changed !== undefined;
-      }) ?? false
-    );
-  }
-
-  /** The touch, committed with the WAL's size limit set for it (the limit applies only if the commit makes the WAL start over). */
-  private commitTouch(sizeLimit: number): void {
-    this.locker.pragma(`journal_size_limit = ${sizeLimit}`);
-    try {
-      this.touch();
-      this.locker.exec('COMMIT');
-    } finally {
-      this.locker.pragma('journal_size_limit = -1');
-    }
-  }
-
-  /** The erasure's truncation (see above), with a slice on the way; whether the WAL is now cut back. */
-  truncate(): boolean {
-    try {
-      const copied = this.underWriteLock(() => {
-        this.scrubber.collect();
-        const r = (this.db.pragma('wal_checkpoint(PASSIVE)') as CheckpointResult[])[0]!;
-        this.scrubber.checkpointed(r);
-        return r.checkpointed === r.log;
-      });
-      // A reader of an older snapshot holds frames back: tried again later.
-      if (!copied) return false;
-      return (
-        this.underWriteLock(() => {
-          const state = this.scrubber.collect();
-          // A writer came in between the two locks: its frames are not copied yet.
-          if (!state || state.backfilled !== state.mxFrame) return false;
-          this.scrubber.slice(SCRUB_QUIET_BYTES / this.pageSize);
-          this.scrubber.endsHere();
-          this.commitTouch(0);
-          // Not cut back if a reader was using the WAL at the commit: it did not start over.
-          return this.walSize() <= walOfOneFrame(this.pageSize);
-        }) ?? false
-      );
-    } catch {
-      // A transient I/O error: tried again later.
-      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
-      return false;
-    }
-  }
-
-  close(): void {
-    this.locker.close();
-    this.scrubber.close();
-  }
 }
 
 /**

@@ -19,9 +19,12 @@
 // create and any edits, and a checkpoint does not remove them: the WAL starts over from its
 // beginning without shrinking, so old frames stay until later writes happen to cover them, which
 // on a quiet server may be never. So after a delete commits (eraseSoon()), and once at start-up
-// (a delete whose process died before this ran), the worker checkpoints the whole WAL and
-// truncates it to zero bytes: wal_checkpoint(TRUNCATE), ERASE_DELAY_MS after the request so that a
-// series of deletes costs one. It runs here, off the event loop, because it copies what the last
+// (a delete whose process died before this ran), the worker copies the whole WAL into the
+// database file and cuts the file back, ERASE_DELAY_MS after the request so that a series of
+// deletes costs one: to the one frame of a commit of its own that makes the WAL start over
+// (checkpointer-worker.ts, Scrub.truncate(), says why not wal_checkpoint(TRUNCATE)), or to zero
+// bytes with TRUNCATE where the WAL index cannot be read. With it, it zeroes the stale copies of
+// moved rows SQLite leaves in pages' unused space (page-scrub.ts). It runs here, off the event loop, because it copies what the last
 // passive pass left and fsyncs. While it waits for the write lock or for another process's reader,
 // and while it copies and fsyncs, it holds up new writers: at 1M recordings a truncation in the
 // middle of a stream of deletes held the next one up for 55-105 ms (bench/results-notes.md). So it

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { PageScrubber, scrubPages, unallocatedRange } from '../../src/db/page-scrub';
+import { PageScrubber, Scrub, scrubPages, unallocatedRange } from '../../src/db/page-scrub';
 import { openSqlite } from '../../src/db/sqlite';
 import { openWalIndex } from '../../src/db/wal-index';
 import { prng } from '../helpers/prng';
@@ -83,6 +83,31 @@ describe('scrubbing unallocated space', () => {
         assert.ok(range && i >= range.start && i < range.end && after[p + i] === 0, `page ${p / 4096 + 1} byte ${i} changed outside its unallocated range`);
       }
     }
+  });
+
+  it('after a slice, a connection that had the pages cached does not write the stale copies back', () => {
+    const writer = openSqlite(file);
+    writer.pragma('cache_size = -65536'); // every page of the file stays in its cache
+    const { deleted } = movedAndDeleted(writer);
+    // The writer reads every page (table and index) back into its cache, stale middles included.
+    writer.prepare('SELECT * FROM notes').all();
+    writer.prepare('SELECT body FROM notes INDEXED BY notes_body').all();
+    assert.ok(deleted.some((w) => fs.readFileSync(file).includes(w)), 'sanity: stale copies of deleted rows are in the file');
+
+    const checkpointer = openSqlite(file);
+    const scrub = new Scrub(PageScrubber.open(file, openWalIndex(file))!, openSqlite(file), checkpointer, 50, 1 << 20, () => fs.statSync(`${file}-wal`).size);
+    for (let i = 0; i < 100 && scrub.figures().scrubBacklog > 0; i++) assert.ok(scrub.slice(true));
+    assert.equal(scrub.figures().scrubBacklog, 0);
+    assert.deepEqual(deleted.filter((w) => fs.readFileSync(file).includes(w)), [], 'sanity: the slices zeroed them');
+
+    // Changes every row in place (same size; SQLite writes a page only if its bytes change): each
+    // table page goes to the WAL as the writer has it.
+    writer.exec("UPDATE notes SET body = 'N' || substr(body, 2)");
+    const wal = fs.readFileSync(`${file}-wal`);
+    assert.deepEqual(deleted.filter((w) => wal.includes(w)), [], 'the writer wrote pages as they are now, not as it had cached them');
+    scrub.close();
+    checkpointer.close();
+    writer.close();
   });
 
   it('leaves overflow pages, free pages and the header of page 1 alone', () => {
