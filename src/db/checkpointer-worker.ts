@@ -151,8 +151,12 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   const tick = (slow: boolean) => {
     const now = walIndex?.();
     const t = performance.now();
-    if (now && (!seen || now.frames !== seen.frames || now.salt1 !== seen.salt1 || now.salt2 !== seen.salt2)) movedAt = t;
+    const moved = now !== undefined && (!seen || now.frames !== seen.frames || now.salt1 !== seen.salt1 || now.salt2 !== seen.salt2);
+    if (moved) movedAt = t;
     seen = now;
+    // Collected as the frames come, so that one another connection copies and lets the WAL
+    // overwrite (Litestream's checkpoints) is seldom missed (page-scrub.ts).
+    if (moved) scrub?.scrubber.collect();
     if (slow || passDue(t, lastPassAt, data.everyMs, now && framesSince(atPass, now), data.passFrames)) pass();
     const nextSlow = !now || t - movedAt >= data.everyMs;
     timer = setTimeout(() => tick(nextSlow), nextSlow ? data.everyMs : data.pollMs);

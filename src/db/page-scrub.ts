@@ -196,6 +196,8 @@ export class PageScrubber {
     private readonly file: string,
     private readonly db: number,
     private readonly shm: number,
+    /** The database's page size (fixed for the life of a WAL database). */
+    private readonly pageSize: number,
   ) {}
 
   /** A scrubber for `file`, or undefined where the WAL index cannot be read (then nothing is scrubbed). */
@@ -206,16 +208,17 @@ export class PageScrubber {
     fs.readSync(db, header, 0, FILE_HEADER_BYTES, 0);
     // auto_vacuum files have pointer-map pages, whose first byte can look like a b-tree page's
     // type; reclib's never are (the schema does not turn it on). Refused rather than guessed.
-    if (header.readUInt32BE(52) !== 0) {
+    const geometry = pageGeometry(db);
+    if (header.readUInt32BE(52) !== 0 || !geometry) {
       fs.closeSync(db);
       return undefined;
     }
-    return new PageScrubber(file, db, shm);
+    return new PageScrubber(file, db, shm, geometry.pageSize);
   }
 
   /** Pages left to scrub (those named by frames, and the rest of a whole-file pass). */
   get backlog(): number {
-    const size = pageGeometry(this.db)?.pageCount ?? 0;
+    const size = Math.floor(fs.fstatSync(this.db).size / this.pageSize);
     return this.pending.size + (this.wholeFrom === 0 ? 0 : Math.max(0, size - this.wholeFrom + 1));
   }
 
@@ -251,40 +254,65 @@ export class PageScrubber {
   }
 
   /** The page number of frame `i` (from 1) if it belongs to the generation with `salt`. */
-  private framePage(i: number, salt: Buffer, pageSize: number): number | undefined {
+  private framePage(i: number, salt: Buffer): number | undefined {
     const fd = this.walFd();
     if (fd === undefined) return undefined;
-    const at = WAL_HEADER_BYTES + (i - 1) * (pageSize + FRAME_HEADER_BYTES);
-    if (fs.readSync(fd, this.frameHeader, 0, FRAME_HEADER_BYTES, at) < FRAME_HEADER_BYTES) return undefined;
+    const at = WAL_HEADER_BYTES + (i - 1) * (this.pageSize + FRAME_HEADER_BYTES);
+    try {
+      if (fs.readSync(fd, this.frameHeader, 0, FRAME_HEADER_BYTES, at) < FRAME_HEADER_BYTES) return undefined;
+    } catch {
+      return undefined; // an I/O error: the frame counts as missed, and the whole file is scrubbed
+    }
     if (this.frameHeader.compare(salt, 0, 8, FRAME_SALT_AT, FRAME_SALT_AT + 8) !== 0) return undefined;
     return this.frameHeader.readUInt32BE(0);
   }
 
   /**
-   * Adds the pages of the WAL's frames not collected yet. Call before every checkpoint this
-   * thread runs, and while holding the write lock before a slice.
+   * Adds the pages of the WAL's frames not collected yet. Called before every checkpoint this
+   * thread runs, whenever it sees the WAL move, and while holding the write lock before a slice.
    */
   collect(): WalState | undefined {
     const state = this.walState();
-    const geometry = pageGeometry(this.db);
-    if (!state || !geometry) return state;
+    if (!state) return undefined;
     if (!state.salt.equals(this.salt)) {
-      // The WAL started over. If this thread's own checkpoint copied everything it had collected
-      // of the old generation, that is how it could start over; otherwise another connection
-      // copied frames this thread may never have seen.
-      if (this.known && this.ownEnd !== this.collected) this.missedFrames();
+      // The WAL started over. The first salt goes up by one each time: more than one means a
+      // whole generation came and went unseen. After one, if this thread's own checkpoint had
+      // copied everything it collected of the old generation, that is how the WAL could start
+      // over; otherwise another connection (Litestream, say) copied frames this thread may not
+      // have seen, and those past the new generation's frames are still there to read.
+      const startsOver = (state.salt.readUInt32BE(0) - this.salt.readUInt32BE(0)) >>> 0;
+      if (this.known && (startsOver !== 1 || (this.ownEnd !== this.collected && !this.collectRestOf(this.salt, state.salt)))) this.missedFrames();
       this.known = true;
       this.salt = state.salt;
       this.collected = 0;
       this.ownEnd = -1;
     }
-    return this.collectTo(state.mxFrame, geometry.pageSize) ? state : undefined;
+    return this.collectTo(state.mxFrame) ? state : undefined;
+  }
+
+  /**
+   * Collects what is left of an old generation past the frames collected: its frames carry its
+   * salts, and the first frame that does not is where it ended, unless the new generation has
+   * written that far (then that frame was overwritten and frames may be lost) or the file ends
+   * there (it may have been truncated). Whether nothing can have been missed.
+   */
+  private collectRestOf(salt: Buffer, newSalt: Buffer): boolean {
+    let i = this.collected + 1;
+    for (; ; i++) {
+      const pageno = this.framePage(i, salt);
+      if (pageno === undefined) break;
+      this.pending.add(pageno);
+    }
+    const now = this.walState();
+    const fd = this.walFd();
+    const frameThere = fd !== undefined && fs.fstatSync(fd).size >= WAL_HEADER_BYTES + i * (this.pageSize + FRAME_HEADER_BYTES);
+    return now !== undefined && now.salt.equals(newSalt) && now.mxFrame < i && frameThere;
   }
 
   /** Collects frames up to `end` of the current generation; false (and a whole-file pass) if some are gone. */
-  private collectTo(end: number, pageSize: number): boolean {
+  private collectTo(end: number): boolean {
     for (let i = this.collected + 1; i <= end; i++) {
-      const pageno = this.framePage(i, this.salt, pageSize);
+      const pageno = this.framePage(i, this.salt);
       if (pageno === undefined) {
         this.missedFrames();
         return false;
@@ -307,11 +335,10 @@ export class PageScrubber {
    * generation may end without anything missed.
    */
   checkpointed(r: { log: number; checkpointed: number }): void {
-    const geometry = pageGeometry(this.db);
-    if (!geometry || r.log <= 0) return;
+    if (r.log <= 0) return;
     // If a writer has made the WAL start over meanwhile, the frames still carrying the old salts
     // are read all the same; one already overwritten counts as missed.
-    if (!this.collectTo(r.log, geometry.pageSize)) return;
+    if (!this.collectTo(r.log)) return;
     if (r.checkpointed === r.log) this.ownEnd = r.log;
   }
 
@@ -324,23 +351,23 @@ export class PageScrubber {
    */
   slice(budget: number): number | undefined {
     const state = this.collect();
-    const geometry = pageGeometry(this.db);
-    if (!state || !geometry) return undefined;
+    if (!state) return undefined;
+    const pageCount = Math.floor(fs.fstatSync(this.db).size / this.pageSize);
     const uncopied = new Set<number>();
     for (let i = state.backfilled + 1; i <= state.mxFrame; i++) {
-      const pageno = this.framePage(i, state.salt, geometry.pageSize);
+      const pageno = this.framePage(i, state.salt);
       if (pageno !== undefined) uncopied.add(pageno);
       else return undefined;
     }
     const pages = this.pending.take(budget, uncopied);
     for (const pageno of uncopied) this.pending.add(pageno);
     if (this.wholeFrom !== 0 && pages.length < budget) {
-      const end = Math.min(geometry.pageCount, this.wholeFrom + (budget - pages.length) - 1);
+      const end = Math.min(pageCount, this.wholeFrom + (budget - pages.length) - 1);
       for (let p = this.wholeFrom; p <= end; p++) {
         if (uncopied.has(p)) this.pending.add(p);
         else pages.push(p);
       }
-      this.wholeFrom = end >= geometry.pageCount ? 0 : end + 1;
+      this.wholeFrom = end >= pageCount ? 0 : end + 1;
     }
     // Page 1 is left alone: it holds the database header and the schema (never a recording's
     // text), and the caller's commit writes it from its own cache anyway.
@@ -443,13 +470,20 @@ export class Scrub {
    * would (at a quiet pass, to that commit's one frame, as an erasure does).
    */
   slice(quiet: boolean): boolean {
-    return (
-      this.underWriteLock(() => {
-        const changed = this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize);
-        if (changed) this.commitTouch(quiet ? 0 : this.sizeLimit);
-        return changed !== undefined;
-      }) ?? false
-    );
+    try {
+      return (
+        this.underWriteLock(() => {
+          const changed = this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize);
+          if (changed) this.commitTouch(quiet ? 0 : this.sizeLimit);
+          return changed !== undefined;
+        }) ?? false
+      );
+    } catch {
+      // A transient I/O error: the pages taken stay unscrubbed until the next whole-file pass.
+      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
+      this.scrubber.scrubAll();
+      return false;
+    }
   }
 
   /** The touch, committed with the WAL's size limit set for it (the limit applies only if the commit makes the WAL start over). */
