@@ -65,12 +65,16 @@ interface CheckpointResult {
 
 function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData): void {
   const db = openSqlite(data.file);
+  // It never commits, so this is only said for clarity: its checkpoints are the passes below.
+  db.pragma('wal_autocheckpoint = 0');
   const busyTimeout = db.pragma('busy_timeout', { simple: true }) as number;
+  // The WAL is beside the real file (SQLite resolves symlinks).
+  const walFile = `${realPath(data.file)}-wal`;
   const report = (r: CheckpointReport) => port.postMessage(r);
   const checkpoint = (mode: 'PASSIVE' | 'TRUNCATE') => (db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[])[0]!;
   const walSize = () => {
     try {
-      return fs.statSync(`${data.file}-wal`).size;
+      return fs.statSync(walFile).size;
     } catch {
       return 0;
     }
@@ -110,7 +114,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   };
 
   const truncate = (): boolean => {
-    const ok = scrub ? scrub.truncate() : truncateCheckpoint();
+    const ok = scrub ? scrub.truncate(quiet, performance.now()) : truncateCheckpoint();
     if (ok) {
       last = -1;
       lastLog = -1;
@@ -141,8 +145,8 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     }
     const truncation = plan.next(t, quiet, walSize);
     if (truncation) plan.done(truncation, truncate(), Date.now());
-    else if (scrub?.due(quiet)) {
-      if (scrub.slice(quiet)) report({ log: 0, checkpointed: 0, ...scrub.figures() });
+    else if (scrub?.due(quiet, performance.now())) {
+      if (scrub.slice(quiet, performance.now())) report({ log: 0, checkpointed: 0, ...scrub.figures() });
     }
   };
 
@@ -183,6 +187,14 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
  * opened, and then passes come every everyMs only. A torn read costs at most one pass too many
  * or too few.
  */
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
 function walIndexReader(fd: number | undefined): (() => WalPosition | undefined) | undefined {
   if (fd === undefined) return undefined;
   const header = Buffer.alloc(40);

@@ -22,7 +22,7 @@
 // (a delete whose process died before this ran), the worker copies the whole WAL into the
 // database file and cuts the file back, ERASE_DELAY_MS after the request so that a series of
 // deletes costs one: to the one frame of a commit of its own that makes the WAL start over
-// (checkpointer-worker.ts, Scrub.truncate(), says why not wal_checkpoint(TRUNCATE)), or to zero
+// (page-scrub.ts, Scrub.truncate(), says why not wal_checkpoint(TRUNCATE)), or to zero
 // bytes with TRUNCATE where the WAL index cannot be read. With it, it zeroes the stale copies of
 // moved rows SQLite leaves in pages' unused space (page-scrub.ts). It runs here, off the event loop, because it copies what the last
 // passive pass left and fsyncs. While it waits for the write lock or for another process's reader,

@@ -10,11 +10,14 @@
 //
 // That middle is "unallocated space" in SQLite's file format (https://sqlite.org/fileformat2.html,
 // 1.6): nothing reads it, and any content there is valid. So these functions zero it in place with
-// plain writes to the database file, touching no byte SQLite uses. They are safe only while nobody
-// else writes the file: the caller (checkpointer-worker.ts) holds the write lock with an empty WAL,
-// so no commit and no checkpoint can write a page meanwhile; and the stale copies in other
-// connections' page caches are dropped when the caller then commits (a connection that sees the
-// WAL changed starts its cache afresh).
+// plain writes to the database file, touching no byte SQLite uses. A page is written so only
+// while nothing else can write it: Scrub (below, run by the checkpointer thread) holds the write
+// lock, so no commit adds frames, and a page with a frame not yet copied into the file (past the
+// WAL index's nBackfill, which SQLite raises only after a checkpoint has copied) is left for later,
+// so no checkpoint writes a scrubbed page meanwhile. The stale copies in other connections' page
+// caches are dropped when Scrub then commits (a connection that sees the WAL changed starts its
+// cache afresh). Files whose pages cannot be told apart by their first byte (auto_vacuum's
+// pointer maps, 2^24 pages and more) are left alone: pageGeometry().
 import fs from 'node:fs';
 import os from 'node:os';
 import type { openSqlite } from './sqlite';
@@ -63,15 +66,25 @@ function scrubPage(page: Buffer, pageno: number, usableSize: number, zeros: Buff
   return range;
 }
 
-/** The page size and usable size (page size less the reserved bytes) from a database file's header. */
-export function pageGeometry(fd: number): { pageSize: number; usableSize: number; pageCount: number } | undefined {
+/** Page numbers from here on: an overflow or freelist trunk page's first byte (of a page number) may then look like a b-tree page's type. */
+const UNAMBIGUOUS_PAGES = 2 ** 24;
+
+/**
+ * The page size and usable size (page size less the reserved bytes) from a database file's
+ * header, and whether pages can be told apart by their first byte: not in an auto_vacuum file
+ * (its pointer-map entries start with 5 or 2, the types of interior b-tree pages; reclib never
+ * turns it on, but a user's shell could, while the server runs: read again at every slice), nor
+ * in one of 2^24 pages or more (256 GB at reclib's 16 KB pages). Such files are not scrubbed.
+ */
+export function pageGeometry(fd: number): { pageSize: number; usableSize: number; pageCount: number; scrubbable: boolean } | undefined {
   const header = Buffer.alloc(FILE_HEADER_BYTES);
   if (fs.readSync(fd, header, 0, FILE_HEADER_BYTES, 0) < FILE_HEADER_BYTES) return undefined;
   const raw = header.readUInt16BE(16);
   const pageSize = raw === 1 ? 65536 : raw;
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return undefined;
-  const size = fs.fstatSync(fd).size;
-  return { pageSize, usableSize: pageSize - header[20]!, pageCount: Math.floor(size / pageSize) };
+  const pageCount = Math.floor(fs.fstatSync(fd).size / pageSize);
+  const autoVacuum = header.readUInt32BE(52) !== 0;
+  return { pageSize, usableSize: pageSize - header[20]!, pageCount, scrubbable: !autoVacuum && pageCount < UNAMBIGUOUS_PAGES };
 }
 
 /**
@@ -81,7 +94,7 @@ export function pageGeometry(fd: number): { pageSize: number; usableSize: number
  */
 export function scrubPages(fd: number, pages: Iterable<number>): number {
   const geometry = pageGeometry(fd);
-  if (!geometry) return 0;
+  if (!geometry?.scrubbable) return 0;
   const { pageSize, usableSize, pageCount } = geometry;
   const lockBytePage = Math.floor(0x40000000 / pageSize) + 1;
   const page = Buffer.alloc(pageSize);
@@ -99,13 +112,27 @@ export function scrubPages(fd: number, pages: Iterable<number>): number {
   return changed;
 }
 
+/**
+ * A read-write descriptor of the database file, one per process and never closed: closing any
+ * descriptor of a file drops every POSIX lock the process holds on it, SQLite's own included
+ * (wal-index.ts says the same of the -shm file).
+ */
+const databaseDescriptors = new Map<string, number>();
+function databaseDescriptor(realFile: string): number {
+  let fd = databaseDescriptors.get(realFile);
+  if (fd === undefined) {
+    fd = fs.openSync(realFile, 'r+');
+    databaseDescriptors.set(realFile, fd);
+  }
+  return fd;
+}
+
 /** The WAL file's header, and each frame's: https://sqlite.org/fileformat2.html#walformat. */
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
 /** The size of a WAL file cut back to one frame: what an erasure leaves (the commit that made the WAL start over, of page 1). */
 export const walOfOneFrame = (pageSize: number): number => WAL_HEADER_BYTES + FRAME_HEADER_BYTES + pageSize;
-/** Where the salts are in the WAL header and in a frame header. */
-const WAL_SALT_AT = 16;
+/** Where the salts are in a frame header. */
 const FRAME_SALT_AT = 8;
 /** The WAL index (-shm) header: two copies of 48 bytes, then the checkpoint's nBackfill (native byte order). */
 const INDEX_HEADER_BYTES = 48;
@@ -169,30 +196,37 @@ interface WalState {
  * passes through the WAL as a frame; so the pages to scrub are those named by the WAL's frames
  * (collect(), read before they are copied into the database file and the WAL starts over), and,
  * once at start (what earlier runs rewrote, and what the server's close copied without a look),
- * every page of the file. Run by the checkpointer thread, the only one that checkpoints: it
- * collects before each of its checkpoints, so a frame it copies was collected first. A checkpoint
- * by another connection (the server's backstop at ~200 MB of WAL, another process) may copy frames
- * and let the WAL start over before they were collected; collect() then sees a WAL that started
- * over at a point this thread's own checkpoints did not reach, and goes through the whole file.
+ * every page of the file. The checkpointer thread collects before each of its checkpoints and
+ * whenever it sees the WAL move, so a frame it copies was collected first. Another connection's
+ * checkpoint (the server's backstop at ~200 MB of WAL, Litestream, a shell) may copy frames and let
+ * the WAL start over before they were collected: what is left of that generation past the new
+ * one's frames is read then, and when some of it may be gone (overwritten, the file truncated, a
+ * whole generation unseen) the whole file is gone through again.
  */
 export class PageScrubber {
   private readonly pending = new PageSet();
-  /** The next page of a whole-file pass, or 0 when none is under way. */
+  /** The next page of a whole-file pass, or 0 when none is under way; and whether another is due after it. */
   private wholeFrom = 1;
+  private wholeAgain = false;
   /** The WAL generation (its salts) whose frames were collected, and how many. */
   private salt: Buffer = Buffer.alloc(8);
   private collected = 0;
+  /** The page of each collected frame of that generation (frame i at i - 1). */
+  private framePages: number[] = [];
   /** The end of that generation this thread's own checkpoint copied completely, with every frame collected. */
   private ownEnd = -1;
   /** Whether a generation was seen yet (the first one needs no explaining: the whole-file pass covers it). */
   private known = false;
+  /** The WAL file's largest size seen since this thread last cut it back: smaller means another connection truncated it. */
+  private walLargest = 0;
   private wal: number | undefined;
   private readonly index = Buffer.alloc(INDEX_BACKFILL_AT + 4);
   private readonly frameHeader = Buffer.alloc(FRAME_HEADER_BYTES);
-  /** Whole-file passes begun since start because frames were missed (tests and reports). */
+  /** Whole-file passes asked for since start because frames were missed (tests and reports). */
   missed = 0;
 
   private constructor(
+    /** The database file's real path: SQLite resolves symlinks, and its WAL is beside the real file. */
     private readonly file: string,
     private readonly db: number,
     private readonly shm: number,
@@ -200,20 +234,14 @@ export class PageScrubber {
     private readonly pageSize: number,
   ) {}
 
-  /** A scrubber for `file`, or undefined where the WAL index cannot be read (then nothing is scrubbed). */
+  /** A scrubber for `file`, or undefined where the WAL index cannot be read or the file cannot be scrubbed. */
   static open(file: string, shm: number | undefined): PageScrubber | undefined {
     if (shm === undefined) return undefined;
-    const db = fs.openSync(file, 'r+');
-    const header = Buffer.alloc(FILE_HEADER_BYTES);
-    fs.readSync(db, header, 0, FILE_HEADER_BYTES, 0);
-    // auto_vacuum files have pointer-map pages, whose first byte can look like a b-tree page's
-    // type; reclib's never are (the schema does not turn it on). Refused rather than guessed.
+    const real = fs.realpathSync(file);
+    const db = databaseDescriptor(real);
     const geometry = pageGeometry(db);
-    if (header.readUInt32BE(52) !== 0 || !geometry) {
-      fs.closeSync(db);
-      return undefined;
-    }
-    return new PageScrubber(file, db, shm, geometry.pageSize);
+    if (!geometry?.scrubbable) return undefined;
+    return new PageScrubber(real, db, shm, geometry.pageSize);
   }
 
   /** Pages left to scrub (those named by frames, and the rest of a whole-file pass). */
@@ -222,9 +250,15 @@ export class PageScrubber {
     return this.pending.size + (this.wholeFrom === 0 ? 0 : Math.max(0, size - this.wholeFrom + 1));
   }
 
-  /** Scrub every page again (a whole-file pass from page 1). */
+  /** Pages named by frames still to scrub (what a delete may have left stale copies of). */
+  get pendingPages(): number {
+    return this.pending.size;
+  }
+
+  /** Scrub every page again: a whole-file pass from page 1, after the one under way if any (so that the file's end is reached). */
   scrubAll(): void {
-    this.wholeFrom = 1;
+    if (this.wholeFrom === 0) this.wholeFrom = 1;
+    else this.wholeAgain = true;
   }
 
   /** The WAL index's header, read until both copies agree (SQLite writes them one after the other). */
@@ -253,6 +287,11 @@ export class PageScrubber {
     return this.wal;
   }
 
+  private walFileSize(): number {
+    const fd = this.walFd();
+    return fd === undefined ? 0 : fs.fstatSync(fd).size;
+  }
+
   /** The page number of frame `i` (from 1) if it belongs to the generation with `salt`. */
   private framePage(i: number, salt: Buffer): number | undefined {
     const fd = this.walFd();
@@ -274,19 +313,25 @@ export class PageScrubber {
   collect(): WalState | undefined {
     const state = this.walState();
     if (!state) return undefined;
+    const walSize = this.walFileSize();
     if (!state.salt.equals(this.salt)) {
       // The WAL started over. The first salt goes up by one each time: more than one means a
-      // whole generation came and went unseen. After one, if this thread's own checkpoint had
-      // copied everything it collected of the old generation, that is how the WAL could start
-      // over; otherwise another connection (Litestream, say) copied frames this thread may not
-      // have seen, and those past the new generation's frames are still there to read.
-      const startsOver = (state.salt.readUInt32BE(0) - this.salt.readUInt32BE(0)) >>> 0;
-      if (this.known && (startsOver !== 1 || (this.ownEnd !== this.collected && !this.collectRestOf(this.salt, state.salt)))) this.missedFrames();
+      // whole generation came and went unseen. After one, what is left of the old generation is
+      // read; if this thread's own checkpoint had copied everything it collected of it, that is
+      // how the WAL could start over, and nothing can be missing; otherwise another connection
+      // copied frames, and some may be gone.
+      if (this.known) {
+        const startsOver = (state.salt.readUInt32BE(0) - this.salt.readUInt32BE(0)) >>> 0;
+        const whole = startsOver === 1 && this.collectRestOf(this.salt, state.salt, walSize);
+        if (startsOver !== 1 || (this.ownEnd !== this.collected && !whole)) this.missedFrames();
+      }
       this.known = true;
       this.salt = state.salt;
       this.collected = 0;
+      this.framePages = [];
       this.ownEnd = -1;
     }
+    this.walLargest = Math.max(this.walLargest, walSize);
     return this.collectTo(state.mxFrame) ? state : undefined;
   }
 
@@ -294,9 +339,9 @@ export class PageScrubber {
    * Collects what is left of an old generation past the frames collected: its frames carry its
    * salts, and the first frame that does not is where it ended, unless the new generation has
    * written that far (then that frame was overwritten and frames may be lost) or the file ends
-   * there (it may have been truncated). Whether nothing can have been missed.
+   * before it and is smaller than it was (truncated). Whether nothing can have been missed.
    */
-  private collectRestOf(salt: Buffer, newSalt: Buffer): boolean {
+  private collectRestOf(salt: Buffer, newSalt: Buffer, walSize: number): boolean {
     let i = this.collected + 1;
     for (; ; i++) {
       const pageno = this.framePage(i, salt);
@@ -304,9 +349,8 @@ export class PageScrubber {
       this.pending.add(pageno);
     }
     const now = this.walState();
-    const fd = this.walFd();
-    const frameThere = fd !== undefined && fs.fstatSync(fd).size >= WAL_HEADER_BYTES + i * (this.pageSize + FRAME_HEADER_BYTES);
-    return now !== undefined && now.salt.equals(newSalt) && now.mxFrame < i && frameThere;
+    const frameThere = walSize >= WAL_HEADER_BYTES + i * (this.pageSize + FRAME_HEADER_BYTES);
+    return now !== undefined && now.salt.equals(newSalt) && now.mxFrame < i && (frameThere || walSize >= this.walLargest);
   }
 
   /** Collects frames up to `end` of the current generation; false (and a whole-file pass) if some are gone. */
@@ -318,6 +362,7 @@ export class PageScrubber {
         return false;
       }
       this.pending.add(pageno);
+      this.framePages[i - 1] = pageno;
       this.collected = i;
     }
     return true;
@@ -343,37 +388,36 @@ export class PageScrubber {
   }
 
   /**
-   * Scrubs up to `budget` pages: those named by frames first, then the next of a whole-file pass.
-   * The caller holds the write lock (so no commit adds frames) and commits afterwards (so other
-   * connections drop their cached copies); pages with frames not yet copied into the database
-   * file are left for later, since a checkpoint may write them at any moment. How many pages
-   * were changed, or undefined if the WAL could not be read.
+   * Scrubs up to `budget` pages: those named by frames first, then (if `whole`) the next of a
+   * whole-file pass. The caller holds the write lock (so no commit adds frames) and commits
+   * afterwards (so other connections drop their cached copies); pages with frames not yet copied
+   * into the database file are left for later, since a checkpoint may write them at any moment.
+   * How many pages were changed, or undefined if the WAL could not be read.
    */
-  slice(budget: number): number | undefined {
+  slice(budget: number, whole: boolean): number | undefined {
     const state = this.collect();
     if (!state) return undefined;
-    const pageCount = Math.floor(fs.fstatSync(this.db).size / this.pageSize);
     const uncopied = new Set<number>();
     for (let i = state.backfilled + 1; i <= state.mxFrame; i++) {
-      const pageno = this.framePage(i, state.salt);
-      if (pageno !== undefined) uncopied.add(pageno);
-      else return undefined;
+      const pageno = this.framePages[i - 1] ?? this.framePage(i, state.salt);
+      if (pageno === undefined) return undefined;
+      uncopied.add(pageno);
     }
     const pages = this.pending.take(budget, uncopied);
-    for (const pageno of uncopied) this.pending.add(pageno);
-    if (this.wholeFrom !== 0 && pages.length < budget) {
+    if (whole && this.wholeFrom !== 0 && pages.length < budget) {
+      const pageCount = Math.floor(fs.fstatSync(this.db).size / this.pageSize);
       const end = Math.min(pageCount, this.wholeFrom + (budget - pages.length) - 1);
       for (let p = this.wholeFrom; p <= end; p++) {
         if (uncopied.has(p)) this.pending.add(p);
         else pages.push(p);
       }
-      this.wholeFrom = end >= pageCount ? 0 : end + 1;
+      this.wholeFrom = end < pageCount ? end + 1 : this.wholeAgain ? 1 : 0;
+      if (end >= pageCount) this.wholeAgain = false;
     }
     // Page 1 is left alone: it holds the database header and the schema (never a recording's
-    // text), and the caller's commit writes it from its own cache anyway.
-    // Not synced here, under the write lock: the zeros are in the file for every reader at once,
-    // and reach the disk with the next checkpoint's sync of the database file (or the kernel's
-    // write-back within half a minute on a quiet server).
+    // text), and the caller's commit writes it from its own cache anyway. Not synced here, under
+    // the write lock: the zeros are in the file for every reader at once, and reach the disk with
+    // the next checkpoint's sync of the database file (or the kernel's write-back).
     return scrubPages(this.db, pages.filter((p) => p !== 1));
   }
 
@@ -382,29 +426,39 @@ export class PageScrubber {
     this.ownEnd = this.collected;
   }
 
+  /** This thread's commit may have cut the WAL file back: its size from now on is the one to compare with. */
+  cutBack(): void {
+    this.walLargest = this.walFileSize();
+  }
+
+  /** Closes what it opened but the database's descriptor, which stays open for the process (see databaseDescriptor). */
   close(): void {
-    fs.closeSync(this.db);
     if (this.wal !== undefined) fs.closeSync(this.wal);
+    this.wal = undefined;
   }
 }
 
 /**
- * Bytes of pages a slice reads while writes come (it holds the write lock meanwhile: ~1 ms), and
- * while the writers are quiet: the start-up pass over a library of 1,000,000 recordings (2.9 GB)
- * then takes ~70 s of quiet passes, a few % of a core, rather than a burst at start.
+ * Bytes of pages a slice reads, and how often one runs: while writes come after a delete (only
+ * pages named by frames; it holds the write lock meanwhile, ~1 ms with the pages in the OS's
+ * cache), and while the writers are quiet (those pages, then the whole-file pass: over a library
+ * of 1,000,000 recordings, 2.9 GB, ~90 s of quiet). Each slice that changes a page also resets
+ * every other connection's page cache (below), so slices are spaced out, not run at every pass.
  */
 const SCRUB_BUSY_BYTES = 1024 * 1024;
-const SCRUB_QUIET_BYTES = 4 * 1024 * 1024;
+const SCRUB_BUSY_EVERY_MS = 1_000;
+const SCRUB_QUIET_BYTES = 8 * 1024 * 1024;
+const SCRUB_QUIET_EVERY_MS = 250;
 
 /**
- * The SQL side of scrubbing (page-scrub.ts does the file side): a second connection, `locker`,
+ * The SQL side of scrubbing (PageScrubber does the file side): a second connection, `locker`,
  * takes the write lock around each slice, so that no commit adds frames and no checkpoint writes
  * a page meanwhile, and then commits a change of nothing (user_version set to itself), so that
  * every other connection sees the WAL changed and drops the pages it had cached, stale bytes
  * included: a writer that kept a stale copy of a scrubbed page would write it back with its next
  * change of that page.
  *
- * It also truncates the WAL for an erasure, in place of a TRUNCATE checkpoint: that checkpoint
+ * It also cuts the WAL back for an erasure, in place of a TRUNCATE checkpoint: that checkpoint
  * copies frames committed after the last collect() and then empties the WAL, so they could never
  * be collected. Instead, with the write lock held, the frames are collected and all copied
  * (PASSIVE); then a transaction begun on a WAL with every frame copied makes it start over at its
@@ -413,6 +467,7 @@ const SCRUB_QUIET_BYTES = 4 * 1024 * 1024;
 export class Scrub {
   private isUrgent = false;
   private readonly pageSize: number;
+  private lastSliceAt = -Infinity;
 
   constructor(
     readonly scrubber: PageScrubber,
@@ -424,28 +479,29 @@ export class Scrub {
   ) {
     locker.pragma(`busy_timeout = ${waitMs}`);
     locker.pragma('journal_size_limit = -1');
+    // Its commits never checkpoint: only the checkpointer's passes do, after a collect().
+    locker.pragma('wal_autocheckpoint = 0');
     this.pageSize = locker.pragma('page_size', { simple: true }) as number;
   }
 
-  /** A delete committed: its text may be in a page's unallocated space, so slices run at every pass until none is left. */
+  /** A delete committed: its text may be in pages named by frames, so slices run while writes come too, until none is left. */
   urgent(): void {
     this.isUrgent = true;
   }
 
-  /** Whether a slice is due at this pass: after a delete until the backlog is gone, and at quiet passes. */
-  due(quiet: boolean): boolean {
-    if (this.scrubber.backlog === 0) {
-      this.isUrgent = false;
-      return false;
-    }
-    return quiet || this.isUrgent;
+  /** Whether a slice is due at this pass (`now`: a monotonic time in ms). */
+  due(quiet: boolean, now: number): boolean {
+    if (this.scrubber.pendingPages === 0) this.isUrgent = false;
+    if (this.scrubber.backlog === 0) return false;
+    if (quiet) return now - this.lastSliceAt >= SCRUB_QUIET_EVERY_MS;
+    return this.isUrgent && now - this.lastSliceAt >= SCRUB_BUSY_EVERY_MS;
   }
 
   figures(): { scrubBacklog: number; scrubMissed: number } {
     return { scrubBacklog: this.scrubber.backlog, scrubMissed: this.scrubber.missed };
   }
 
-  /** Runs `fn` holding the write lock; undefined if the lock could not be had within waitMs. */
+  /** Runs `fn` holding the write lock; undefined if the lock could not be had within waitMs. A transaction `fn` left open is committed (nothing in it was written through SQLite). */
   private underWriteLock<T>(fn: () => T): T | undefined {
     try {
       this.locker.exec('BEGIN IMMEDIATE');
@@ -464,28 +520,6 @@ export class Scrub {
     this.locker.pragma(`user_version = ${this.locker.pragma('user_version', { simple: true }) as number}`);
   }
 
-  /**
-   * One slice (a bigger one when the writers are quiet); whether it ran. If every frame was
-   * copied, the commit makes the WAL start over, and cuts the file back as the server's writers
-   * would (at a quiet pass, to that commit's one frame, as an erasure does).
-   */
-  slice(quiet: boolean): boolean {
-    try {
-      return (
-        this.underWriteLock(() => {
-          const changed = this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize);
-          if (changed) this.commitTouch(quiet ? 0 : this.sizeLimit);
-          return changed !== undefined;
-        }) ?? false
-      );
-    } catch {
-      // A transient I/O error: the pages taken stay unscrubbed until the next whole-file pass.
-      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
-      this.scrubber.scrubAll();
-      return false;
-    }
-  }
-
   /** The touch, committed with the WAL's size limit set for it (the limit applies only if the commit makes the WAL start over). */
   private commitTouch(sizeLimit: number): void {
     this.locker.pragma(`journal_size_limit = ${sizeLimit}`);
@@ -494,11 +528,36 @@ export class Scrub {
       this.locker.exec('COMMIT');
     } finally {
       this.locker.pragma('journal_size_limit = -1');
+      this.scrubber.cutBack();
     }
   }
 
-  /** The erasure's truncation (see above), with a slice on the way; whether the WAL is now cut back. */
-  truncate(): boolean {
+  /**
+   * One slice (a bigger one, reaching into the whole-file pass, when the writers are quiet); whether
+   * it ran. If every frame was copied, the commit makes the WAL start over, and cuts the file back
+   * as the server's writers would (at a quiet pass, to that commit's one frame, as an erasure does).
+   */
+  slice(quiet: boolean, now: number): boolean {
+    this.lastSliceAt = now;
+    try {
+      return (
+        this.underWriteLock(() => {
+          const changed = this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize, quiet);
+          if (changed) this.commitTouch(quiet ? 0 : this.sizeLimit);
+          return changed !== undefined;
+        }) ?? false
+      );
+    } catch {
+      // A transient I/O error: the pages taken stay unscrubbed until the whole-file pass reaches them.
+      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
+      this.scrubber.scrubAll();
+      return false;
+    }
+  }
+
+  /** The erasure's cut of the WAL (see above), with a slice on the way; whether the WAL is now cut back. */
+  truncate(quiet: boolean, now: number): boolean {
+    this.lastSliceAt = now;
     try {
       const copied = this.underWriteLock(() => {
         this.scrubber.collect();
@@ -513,7 +572,7 @@ export class Scrub {
           const state = this.scrubber.collect();
           // A writer came in between the two locks: its frames are not copied yet.
           if (!state || state.backfilled !== state.mxFrame) return false;
-          this.scrubber.slice(SCRUB_QUIET_BYTES / this.pageSize);
+          this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize, quiet);
           this.scrubber.endsHere();
           this.commitTouch(0);
           // Not cut back if a reader was using the WAL at the commit: it did not start over.

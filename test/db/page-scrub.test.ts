@@ -96,7 +96,7 @@ describe('scrubbing unallocated space', () => {
 
     const checkpointer = openSqlite(file);
     const scrub = new Scrub(PageScrubber.open(file, openWalIndex(file))!, openSqlite(file), checkpointer, 50, 1 << 20, () => fs.statSync(`${file}-wal`).size);
-    for (let i = 0; i < 100 && scrub.figures().scrubBacklog > 0; i++) assert.ok(scrub.slice(true));
+    for (let i = 0; i < 100 && scrub.figures().scrubBacklog > 0; i++) assert.ok(scrub.slice(true, 1_000 * i));
     assert.equal(scrub.figures().scrubBacklog, 0);
     assert.deepEqual(deleted.filter((w) => fs.readFileSync(file).includes(w)), [], 'sanity: the slices zeroed them');
 
@@ -108,6 +108,23 @@ describe('scrubbing unallocated space', () => {
     scrub.close();
     checkpointer.close();
     writer.close();
+  });
+
+  it('refuses a file in auto_vacuum mode, whose pointer-map pages look like b-tree pages', () => {
+    const db = openSqlite(file);
+    const { deleted } = movedAndDeleted(db);
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.exec('VACUUM'); // as a user's shell could, while the server runs
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const before = fs.readFileSync(file);
+    const fd = fs.openSync(file, 'r+');
+    assert.equal(scrubPages(fd, pagesOf(file)), 0);
+    fs.closeSync(fd);
+    assert.ok(fs.readFileSync(file).equals(before), 'not a byte written');
+    assert.equal(PageScrubber.open(file, openWalIndex(file)), undefined);
+    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    assert.ok(deleted.length > 0);
+    db.close();
   });
 
   it('leaves overflow pages, free pages and the header of page 1 alone', () => {
@@ -145,7 +162,7 @@ describe('scrubbing unallocated space', () => {
     const whole = scrubber.backlog;
     assert.ok(whole > 0, 'a scrubber starts with a pass over the whole file');
     db.exec('BEGIN IMMEDIATE');
-    assert.equal(scrubber.slice(10_000), 0, 'a fresh file has nothing to zero');
+    assert.equal(scrubber.slice(10_000, true), 0, 'a fresh file has nothing to zero');
     db.exec('COMMIT');
     assert.equal(scrubber.backlog, 0);
 
@@ -179,6 +196,38 @@ describe('scrubbing unallocated space', () => {
     scrubber.collect();
     assert.equal(scrubber.missed, 0, 'nothing was lost');
     assert.ok(scrubber.backlog >= before + 20, `the pages of the frames the other connection copied are due (${before} → ${scrubber.backlog})`);
+
+    // Frames appended after this scrubber's own complete checkpoint (a reader held the WAL, so
+    // it could not start over), then copied by another connection before the WAL started over:
+    // read past the new generation's frames all the same.
+    insert.run('before the reader');
+    const holder = openSqlite(file);
+    holder.exec('BEGIN');
+    holder.prepare('SELECT count(*) FROM t').get();
+    scrubber.collect();
+    scrubber.checkpointed((db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>)[0]!);
+    db.transaction(() => {
+      for (let i = 0; i < 300; i++) insert.run(`behind the reader ${i} ${'z'.repeat(300)}`);
+    })();
+    holder.exec('COMMIT');
+    holder.close();
+    other.pragma('wal_checkpoint(PASSIVE)');
+    insert.run('starts over once more');
+    const beforeHeld = scrubber.backlog;
+    scrubber.collect();
+    assert.equal(scrubber.missed, 0);
+    assert.ok(scrubber.backlog >= beforeHeld + 20, `the frames behind the reader were collected (${beforeHeld} → ${scrubber.backlog})`);
+
+    // Every frame collected, the WAL file at its largest, another connection copies and the WAL
+    // starts over: the old generation ends at the file's end, and nothing is missing.
+    db.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run(`the largest yet ${i} ${'w'.repeat(400)}`);
+    })();
+    scrubber.collect();
+    other.pragma('wal_checkpoint(PASSIVE)');
+    insert.run('starts over after the largest');
+    scrubber.collect();
+    assert.equal(scrubber.missed, 0, 'a generation ending at the end of the file is not taken for a truncated one');
 
     // A whole generation comes and goes between two looks: the whole file is due.
     insert.run('one more');

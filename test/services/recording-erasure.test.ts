@@ -121,8 +121,8 @@ describe('deleted text is erased everywhere', () => {
   describe('the WAL file keeps no copy either (serve truncates it)', () => {
     const marker = 'Quetzalmarmalade';
     /** A file-backed runtime as serve builds it, with a key that may create and delete. */
-    function runtime(dir: string) {
-      const file = path.join(dir, 'r.db');
+    /** `file`: where the database is opened (a symlink, say); `wal` is beside the real file, as SQLite puts it. */
+    function runtime(dir: string, file = path.join(dir, 'r.db')) {
       // durability normal: the moving-rows tests write thousands of times, and no test here cuts the power.
       const services = openRuntime(loadConfig({ db: file, durability: 'normal' }, {}));
       const account = services.auth.createAccount('me');
@@ -178,7 +178,7 @@ describe('deleted text is erased everywhere', () => {
         const bytes = fs.readFileSync(f);
         return words.filter((w) => bytes.includes(w));
       };
-      return { file, wal: `${file}-wal`, services, checkpointer, truncated, reported, create, remove, moveAndDelete, stillIn };
+      return { file, wal: `${fs.realpathSync(file)}-wal`, services, checkpointer, truncated, reported, create, remove, moveAndDelete, stillIn };
     }
 
     it('shortly after a delete commits, while serve runs', async () => {
@@ -216,6 +216,31 @@ describe('deleted text is erased everywhere', () => {
         await erased;
         assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
         assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('through a symlink to the database file too (the WAL is beside the real file)', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-link-'));
+      const real = path.join(dir, 'real.db');
+      openRuntime(loadConfig({ db: real }, {})).core.db.close(); // makes the library
+      fs.symlinkSync(real, path.join(dir, 'link.db'));
+      const rt = runtime(dir, path.join(dir, 'link.db'));
+      try {
+        const started = rt.reported((r) => r.truncated === true);
+        for (const w of rt.services.workers) w.start();
+        await started;
+        const r = rt.create(`remember ${marker}`, 'k1');
+        rt.create('a later write', 'k2');
+        assert.ok(fs.readFileSync(rt.wal).includes(marker), 'sanity: the WAL beside the real file holds the text');
+        const erased = rt.reported((x) => x.truncated === true);
+        rt.remove(r.id);
+        await erased;
+        assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
+        assert.ok(!fs.readFileSync(real).includes(marker), 'the database file holds no deleted text');
       } finally {
         for (const w of rt.services.workers) await w.stop();
         rt.services.core.db.close();
