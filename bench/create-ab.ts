@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CACHE_DIR } from './cache';
+import { CACHE_DIR, scrubOnce } from './cache';
 import { cli, load, LOADER_CORE, ROOT, SERVER_CORE, SERVER_NODE_FLAGS } from './processes';
 import { median } from './stats';
 
@@ -77,6 +77,7 @@ async function measure(build: string, tag: string): Promise<Run> {
   const [dir, flags] = build.split(':') as [string, string | undefined];
   for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
   fs.copyFileSync(source, db);
+  scrubOnce(db);
   const permissions = 'recordings:create,recordings:read';
   const { secret: token } = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', accountId, '--name', 'create-ab', '--permissions', permissions]);
   const args = [...SERVER_NODE_FLAGS, ...(flags ? flags.split(',') : []), path.resolve(dir, 'reclib.cjs'), 'serve', '--db', db, '--host', '127.0.0.1', '--port', '0', '--rate-limit', '0'];
