@@ -167,10 +167,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   };
 
   port.on('message', (m: CheckpointerCommand) => {
-    if (m === 'erase') {
-      scrub?.urgent();
-      return plan.eraseSoon(Date.now());
-    }
+    if (m === 'erase') return plan.eraseSoon(Date.now());
     if (m !== 'stop') return;
     clearTimeout(timer);
     scrub?.close();
