@@ -91,7 +91,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   const shm = openWalIndex(data.file);
   const walIndex = walIndexReader(shm);
   const scrubber = PageScrubber.open(data.file, shm);
-  const scrub = scrubber && new Scrub(scrubber, openSqlite(data.file), db, data.erase.waitMs, data.sizeLimit, walSize);
+  const scrub = scrubber && new Scrub(scrubber, openSqlite(data.file), db, data.erase.waitMs, walSize);
   // Pass timing on the monotonic clock (a wall clock set back must not hold passes, and with them
   // the truncations, up); the truncation plan keeps wall-clock times, as the server's messages do.
   let lastPassAt = performance.now();
@@ -113,13 +113,21 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     }
   };
 
+  const figures = () => {
+    try {
+      return scrub?.figures() ?? {};
+    } catch {
+      return {};
+    }
+  };
+
   const truncate = (): boolean => {
     const ok = scrub ? scrub.truncate(quiet, performance.now()) : truncateCheckpoint();
     if (ok) {
       last = -1;
       lastLog = -1;
       quiet = false;
-      report({ log: 0, checkpointed: 0, truncated: true, ...scrub?.figures() });
+      report({ log: 0, checkpointed: 0, truncated: true, ...figures() });
     }
     return ok;
   };
@@ -145,8 +153,13 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     }
     const truncation = plan.next(t, quiet, walSize);
     if (truncation) plan.done(truncation, truncate(), Date.now());
-    else if (scrub?.due(quiet, performance.now())) {
-      if (scrub.slice(quiet, performance.now())) report({ log: 0, checkpointed: 0, ...scrub.figures() });
+    else if (scrub) {
+      try {
+        if (scrub.due(quiet, performance.now()) && scrub.slice(performance.now())) report({ log: 0, checkpointed: 0, ...scrub.figures() });
+      } catch {
+        // An I/O error reading the files' sizes: gone through again with the whole file.
+        scrub.scrubber.scrubAll();
+      }
     }
   };
 
@@ -160,7 +173,13 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     seen = now;
     // Collected as the frames come, so that one another connection copies and lets the WAL
     // overwrite (Litestream's checkpoints) is seldom missed (page-scrub.ts).
-    if (moved) scrub?.scrubber.collect();
+    if (moved && scrub) {
+      try {
+        scrub.scrubber.collect();
+      } catch {
+        scrub.scrubber.scrubAll();
+      }
+    }
     if (slow || passDue(t, lastPassAt, data.everyMs, now && framesSince(atPass, now), data.passFrames)) pass();
     const nextSlow = !now || t - movedAt >= data.everyMs;
     timer = setTimeout(() => tick(nextSlow), nextSlow ? data.everyMs : data.pollMs);
@@ -177,13 +196,6 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   timer = setTimeout(() => tick(false), data.pollMs);
 }
 
-/**
- * The WAL index header's mxFrame and salts, read from the -shm file as src/db/commit-watch.ts
- * reads it (a plain read sees SQLite's shared mapping on Linux and macOS; the header is in native
- * byte order: https://sqlite.org/walformat.html); undefined elsewhere or when the file cannot be
- * opened, and then passes come every everyMs only. A torn read costs at most one pass too many
- * or too few.
- */
 function realPath(file: string): string {
   try {
     return fs.realpathSync(file);
@@ -192,6 +204,13 @@ function realPath(file: string): string {
   }
 }
 
+/**
+ * The WAL index header's mxFrame and salts, read from the -shm file as src/db/commit-watch.ts
+ * reads it (a plain read sees SQLite's shared mapping on Linux and macOS; the header is in native
+ * byte order: https://sqlite.org/walformat.html); undefined elsewhere or when the file cannot be
+ * opened, and then passes come every everyMs only. A torn read costs at most one pass too many
+ * or too few.
+ */
 function walIndexReader(fd: number | undefined): (() => WalPosition | undefined) | undefined {
   if (fd === undefined) return undefined;
   const header = Buffer.alloc(40);

@@ -23,10 +23,11 @@
 // database file and cuts the file back, ERASE_DELAY_MS after the request so that a series of
 // deletes costs one: to the one frame of a commit of its own that makes the WAL start over
 // (page-scrub.ts, Scrub.truncate(), says why not wal_checkpoint(TRUNCATE)), or to zero
-// bytes with TRUNCATE where the WAL index cannot be read. With it, it zeroes the stale copies of
-// moved rows SQLite leaves in pages' unused space (page-scrub.ts). It runs here, off the event loop, because it copies what the last
-// passive pass left and fsyncs. While it waits for the write lock or for another process's reader,
-// and while it copies and fsyncs, it holds up new writers: at 1M recordings a truncation in the
+// bytes with TRUNCATE where the file is not scrubbed (no WAL index to read, or auto_vacuum). With
+// it, it zeroes the stale copies of moved rows SQLite leaves in pages' unused space
+// (page-scrub.ts). It runs here, off the event loop, because it copies what the last passive pass
+// left and fsyncs. While it waits for the write lock, and while it copies and fsyncs, it holds up
+// new writers (a reader of an older snapshot makes it give up and try later): at 1M recordings a truncation in the
 // middle of a stream of deletes held the next one up for 55-105 ms (bench/results-notes.md). So it
 // waits for a quiet pass (no commit since the pass before, every frame copied: nothing left to
 // copy), or ERASE_MAX_DELAY_MS after the delete at the latest; it waits at most ERASE_WAIT_MS for

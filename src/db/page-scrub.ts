@@ -113,7 +113,7 @@ export function scrubPages(fd: number, pages: Iterable<number>): number {
 }
 
 /**
- * A read-write descriptor of the database file, one per process and never closed: closing any
+ * A read-write descriptor of the database file, one per thread that opens it, never closed: closing any
  * descriptor of a file drops every POSIX lock the process holds on it, SQLite's own included
  * (wal-index.ts says the same of the -shm file).
  */
@@ -197,7 +197,8 @@ interface WalState {
  * (collect(), read before they are copied into the database file and the WAL starts over), and,
  * once at start (what earlier runs rewrote, and what the server's close copied without a look),
  * every page of the file. The checkpointer thread collects before each of its checkpoints and
- * whenever it sees the WAL move, so a frame it copies was collected first. Another connection's
+ * whenever it sees the WAL move, and frames committed between that and the checkpoint right after
+ * it (checkpointed()), before the WAL can start over. Another connection's
  * checkpoint (the server's backstop at ~200 MB of WAL, Litestream, a shell) may copy frames and let
  * the WAL start over before they were collected: what is left of that generation past the new
  * one's frames is read then, and when some of it may be gone (overwritten, the file truncated, a
@@ -312,13 +313,14 @@ export class PageScrubber {
     if (!state.salt.equals(this.salt)) {
       // The WAL started over. The first salt goes up by one each time: more than one means a
       // whole generation came and went unseen. After one, what is left of the old generation is
-      // read; if this thread's own checkpoint had copied everything it collected of it, that is
-      // how the WAL could start over, and nothing can be missing; otherwise another connection
-      // copied frames, and some may be gone.
+      // read (collectRestOf). When that cannot tell where it ended, it is taken to have ended
+      // where this thread's own complete checkpoint left it, if there was one: the WAL starts
+      // over on its own after such a checkpoint. Otherwise another connection copied frames this
+      // thread may not have seen, and the whole file is gone through again.
       if (this.known) {
         const startsOver = (state.salt.readUInt32BE(0) - this.salt.readUInt32BE(0)) >>> 0;
-        const whole = startsOver === 1 && this.collectRestOf(this.salt, state.salt, walSize);
-        if (startsOver !== 1 || (this.ownEnd !== this.collected && !whole)) this.missedFrames();
+        const rest = startsOver === 1 ? this.collectRestOf(this.salt, state.salt, walSize) : 'lost';
+        if (rest === 'lost' || (rest === 'unknown' && this.ownEnd !== this.collected)) this.missedFrames();
       }
       this.known = true;
       this.salt = state.salt;
@@ -332,20 +334,23 @@ export class PageScrubber {
 
   /**
    * Collects what is left of an old generation past the frames collected: its frames carry its
-   * salts, and the first frame that does not is where it ended, unless the new generation has
-   * written that far (then that frame was overwritten and frames may be lost) or the file ends
-   * before it and is smaller than it was (truncated). Whether nothing can have been missed.
+   * salts, and the first frame that does not is where it ended ('complete'), if the new
+   * generation has not written that far. If the file is smaller than it was, it was truncated
+   * ('lost'). If the new generation has written that far, an old frame past the new one's frames
+   * shows that the old generation went on and some of it was overwritten ('lost'); none leaves
+   * it 'unknown' (it ended where the collected frames end, or all it had past them is overwritten).
    */
-  private collectRestOf(salt: Buffer, newSalt: Buffer, walSize: number): boolean {
-    let i = this.collected + 1;
-    for (; ; i++) {
-      const pageno = this.framePage(i, salt);
-      if (pageno === undefined) break;
-      this.pending.add(pageno);
-    }
+  private collectRestOf(salt: Buffer, newSalt: Buffer, walSize: number): 'complete' | 'unknown' | 'lost' {
+    const collectFrom = (from: number): number => {
+      let i = from;
+      for (let pageno = this.framePage(i, salt); pageno !== undefined; pageno = this.framePage(++i, salt)) this.pending.add(pageno);
+      return i;
+    };
+    const end = collectFrom(this.collected + 1);
     const now = this.walState();
-    const frameThere = walSize >= WAL_HEADER_BYTES + i * (this.pageSize + FRAME_HEADER_BYTES);
-    return now !== undefined && now.salt.equals(newSalt) && now.mxFrame < i && (frameThere || walSize >= this.walLargest);
+    if (!now?.salt.equals(newSalt) || walSize < this.walLargest) return 'lost';
+    if (now.mxFrame < end) return 'complete';
+    return collectFrom(now.mxFrame + 1) > now.mxFrame + 1 ? 'lost' : 'unknown';
   }
 
   /** Collects frames up to `end` of the current generation; false (and a whole-file pass) if some are gone. */
@@ -444,12 +449,13 @@ export class PageScrubber {
  */
 const SCRUB_BUSY_BYTES = 1024 * 1024;
 const SCRUB_QUIET_BYTES = 8 * 1024 * 1024;
-const SCRUB_QUIET_EVERY_MS = 250;
+const SCRUB_QUIET_EVERY_MS = 200;
 
 /**
  * The SQL side of scrubbing (PageScrubber does the file side): a second connection, `locker`,
- * takes the write lock around each slice, so that no commit adds frames and no checkpoint writes
- * a page meanwhile, and then commits a change of nothing (user_version set to itself), so that
+ * takes the write lock around each slice, so that no commit adds frames meanwhile (and
+ * PageScrubber.slice() skips pages with frames not yet copied, which a checkpoint may write), and
+ * then commits a change of nothing (user_version set to itself), so that
  * every other connection sees the WAL changed and drops the pages it had cached, stale bytes
  * included: a writer that kept a stale copy of a scrubbed page would write it back with its next
  * change of that page.
@@ -469,7 +475,6 @@ export class Scrub {
     private readonly locker: Connection,
     private readonly db: Connection,
     waitMs: number,
-    private readonly sizeLimit: number,
     private readonly walSize: () => number,
   ) {
     locker.pragma(`busy_timeout = ${waitMs}`);
@@ -488,18 +493,22 @@ export class Scrub {
     return { scrubBacklog: this.scrubber.backlog, scrubMissed: this.scrubber.missed };
   }
 
-  /** Runs `fn` holding the write lock; undefined if the lock could not be had within waitMs. A transaction `fn` left open is committed (nothing in it was written through SQLite). */
+  /** Runs `fn` holding the write lock; undefined if the lock could not be had within waitMs. A transaction `fn` left open is committed (nothing in it was written through SQLite), or rolled back if `fn` threw. */
   private underWriteLock<T>(fn: () => T): T | undefined {
     try {
       this.locker.exec('BEGIN IMMEDIATE');
     } catch {
       return undefined;
     }
+    let result: T;
     try {
-      return fn();
-    } finally {
-      if (this.locker.inTransaction) this.locker.exec('COMMIT');
+      result = fn();
+    } catch (e) {
+      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
+      throw e;
     }
+    if (this.locker.inTransaction) this.locker.exec('COMMIT');
+    return result;
   }
 
   /** A commit of nothing: the WAL changes, so other connections drop their cached pages. */
@@ -520,23 +529,22 @@ export class Scrub {
   }
 
   /**
-   * One slice (quiet: a bigger one, reaching into the whole-file pass); whether it ran. If every
-   * frame was copied, the commit makes the WAL start over, and cuts the file back as the server's
-   * writers would (at a quiet pass, to that commit's one frame, as an erasure does).
+   * One slice, at a quiet pass: pages named by frames, then the next of the whole-file pass;
+   * whether it ran. If every frame was copied, its commit makes the WAL start over and cuts the
+   * file back to that commit's one frame (as an erasure does).
    */
-  slice(quiet: boolean, now: number): boolean {
+  slice(now: number): boolean {
     this.lastSliceAt = now;
     try {
       return (
         this.underWriteLock(() => {
-          const changed = this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize, quiet);
-          if (changed) this.commitTouch(quiet ? 0 : this.sizeLimit);
+          const changed = this.scrubber.slice(SCRUB_QUIET_BYTES / this.pageSize, true);
+          if (changed) this.commitTouch(0);
           return changed !== undefined;
         }) ?? false
       );
     } catch {
-      // A transient I/O error: the pages taken stay unscrubbed until the whole-file pass reaches them.
-      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
+      // A transient I/O error (rolled back): the pages taken are gone through again with the whole file.
       this.scrubber.scrubAll();
       return false;
     }
@@ -567,8 +575,9 @@ export class Scrub {
         }) ?? false
       );
     } catch {
-      // A transient I/O error: tried again later.
-      if (this.locker.inTransaction) this.locker.exec('ROLLBACK');
+      // A transient I/O error (rolled back): tried again later, and the pages a slice had taken
+      // are gone through again with the whole file.
+      this.scrubber.scrubAll();
       return false;
     }
   }
