@@ -90,8 +90,16 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   const plan = new TruncationPlan({ ...data.erase, sizeLimit: data.sizeLimit }, Date.now());
   const shm = openWalIndex(data.file);
   const walIndex = walIndexReader(shm);
-  const scrubber = PageScrubber.open(data.file, shm);
-  const scrub = scrubber && new Scrub(scrubber, openSqlite(data.file), db, data.erase.waitMs, walSize);
+  // No scrubbing where the file cannot be opened for it (read-only, say): the WAL is then cut
+  // with TRUNCATE, as before scrubbing existed.
+  const scrub = ((): Scrub | undefined => {
+    try {
+      const scrubber = PageScrubber.open(data.file, shm);
+      return scrubber && new Scrub(scrubber, openSqlite(data.file), db, data.erase.waitMs, walSize);
+    } catch {
+      return undefined;
+    }
+  })();
   // Pass timing on the monotonic clock (a wall clock set back must not hold passes, and with them
   // the truncations, up); the truncation plan keeps wall-clock times, as the server's messages do.
   let lastPassAt = performance.now();
