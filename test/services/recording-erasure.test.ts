@@ -181,10 +181,22 @@ describe('deleted text is erased everywhere', () => {
       return { file, wal: `${fs.realpathSync(file)}-wal`, services, checkpointer, truncated, reported, create, remove, moveAndDelete, stillIn };
     }
 
-    it('shortly after a delete commits, while serve runs', async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
-      const rt = runtime(dir);
+    type Runtime = ReturnType<typeof runtime>;
+    /** `test` on a runtime in a fresh folder; its workers stopped, its connection closed and the folder removed afterwards. `at`: makes, in the folder, where the database is opened. */
+    async function inRuntime(prefix: string, test: (rt: Runtime) => Promise<void>, at?: (dir: string) => string): Promise<void> {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+      const rt = runtime(dir, at?.(dir));
       try {
+        await test(rt);
+      } finally {
+        for (const w of rt.services.workers) await w.stop();
+        rt.services.core.db.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
+
+    it('shortly after a delete commits, while serve runs', async () => {
+      await inRuntime('reclib-erase-wal-', async (rt) => {
         const firstPass = rt.truncated(); // the start-up truncation (see the next test)
         for (const w of rt.services.workers) w.start();
         await firstPass;
@@ -197,17 +209,11 @@ describe('deleted text is erased everywhere', () => {
         assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
         assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
         assert.equal(rt.create('writes go on afterwards', 'k3').revision, 1);
-      } finally {
-        for (const w of rt.services.workers) await w.stop();
-        rt.services.core.db.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
 
     it('a delete whose process died before the truncation is erased when serve starts again', async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-wal-'));
-      const rt = runtime(dir);
-      try {
+      await inRuntime('reclib-erase-wal-', async (rt) => {
         const r = rt.create(`remember ${marker}`, 'k1');
         rt.remove(r.id); // no worker running: as if the process was killed right after the commit
         assert.ok(fs.readFileSync(rt.wal).includes(marker), 'sanity: the WAL holds the text');
@@ -216,20 +222,18 @@ describe('deleted text is erased everywhere', () => {
         await erased;
         assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
         assert.ok(!fs.readFileSync(rt.file).includes(marker), 'the database file holds no deleted text');
-      } finally {
-        for (const w of rt.services.workers) await w.stop();
-        rt.services.core.db.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
 
     it('through a symlink to the database file too (the WAL is beside the real file)', async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-link-'));
-      const real = path.join(dir, 'real.db');
-      openRuntime(loadConfig({ db: real }, {})).core.db.close(); // makes the library
-      fs.symlinkSync(real, path.join(dir, 'link.db'));
-      const rt = runtime(dir, path.join(dir, 'link.db'));
-      try {
+      let real = '';
+      const linked = (dir: string) => {
+        real = path.join(dir, 'real.db');
+        openRuntime(loadConfig({ db: real }, {})).core.db.close(); // makes the library
+        fs.symlinkSync(real, path.join(dir, 'link.db'));
+        return path.join(dir, 'link.db');
+      };
+      await inRuntime('reclib-erase-link-', async (rt) => {
         const started = rt.reported((r) => r.truncated === true);
         for (const w of rt.services.workers) w.start();
         await started;
@@ -241,17 +245,11 @@ describe('deleted text is erased everywhere', () => {
         await erased;
         assert.ok(!fs.readFileSync(rt.wal).includes(marker), 'the WAL holds no deleted text');
         assert.ok(!fs.readFileSync(real).includes(marker), 'the database file holds no deleted text');
-      } finally {
-        for (const w of rt.services.workers) await w.stop();
-        rt.services.core.db.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      }, linked);
     });
 
     it('copies of moved rows left in unused page space are zeroed too, soon after the delete', async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-moved-'));
-      const rt = runtime(dir);
-      try {
+      await inRuntime('reclib-erase-moved-', async (rt) => {
         const startedClean = rt.reported((r) => r.scrubBacklog === 0);
         for (const w of rt.services.workers) w.start();
         await startedClean; // the whole-file pass of start-up
@@ -266,17 +264,11 @@ describe('deleted text is erased everywhere', () => {
         assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
         assert.equal((db.prepare('SELECT count(*) AS n FROM recordings WHERE deleted_at IS NULL').get() as { n: number }).n, 800);
         assert.equal(rt.create('writes go on afterwards', 'after').revision, 1);
-      } finally {
-        for (const w of rt.services.workers) await w.stop();
-        rt.services.core.db.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
 
     it('what was deleted while serve did not run is zeroed by the whole-file pass of the next start', async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-moved-'));
-      const rt = runtime(dir);
-      try {
+      await inRuntime('reclib-erase-moved-', async (rt) => {
         const deleted = rt.moveAndDelete(); // no worker running: the CLI, or a server since stopped
         rt.services.core.db.pragma('wal_checkpoint(TRUNCATE)');
         assert.ok(rt.stillIn(rt.file, deleted).length > 0, 'sanity: secure_delete left copies of moved rows in the file');
@@ -285,11 +277,7 @@ describe('deleted text is erased everywhere', () => {
         await clean;
         assert.deepEqual(rt.stillIn(rt.file, deleted), [], 'the database file holds no deleted word');
         assert.equal(rt.services.core.db.pragma('integrity_check', { simple: true }), 'ok');
-      } finally {
-        for (const w of rt.services.workers) await w.stop();
-        rt.services.core.db.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      });
     });
   });
 });
