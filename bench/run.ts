@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqlite } from '../src/db/sqlite';
-import { CACHE_DIR, ensureCorpus, fsyncFile, runCopy } from './cache';
+import { CACHE_DIR, ensureCorpus, fsyncFile, noteScrubbed, runCopy } from './cache';
 import { diskTarget, diskText, measureDisk } from './disk';
 import { measureColdStart, type ColdStartResult } from './cold-start';
 import { measureDurability, type DurabilityResults } from './durability';
@@ -132,6 +132,7 @@ async function main() {
   fs.writeFileSync(bodiesFile, JSON.stringify(bodies));
   const importBodiesFile = writeImportBodies(CACHE_DIR, size);
   const { secret: token } = await cli<{ secret: string }>(['keys', 'create', '--db', db, '--account', corpus.meta.accountId, '--name', 'bench', '--permissions', PERMISSIONS]);
+  noteScrubbed(db);
   const sqliteVersion = (openSqlite(':memory:').prepare('select sqlite_version() as v').get() as { v: string }).v;
   const machineInfo = machine(sqliteVersion);
   const profDir = path.join(CACHE_DIR, 'prof');

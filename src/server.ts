@@ -5,6 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { DEFAULT_DB, type Config } from './config';
 import { READER_CACHE_SIZE } from './db/open';
+import { markScrubbed, takeScrubMark } from './db/scrub-mark';
 import { holdServeLock, type ServeLock } from './db/serve-lock';
 import { createApp } from './http/app';
 import { gracefulClose } from './http/graceful-close';
@@ -138,10 +139,11 @@ async function serve(config: Config, logger: Logger, lock: ServeLock): Promise<R
     metrics?.delivery(r.outcome);
     logDelivery(logger, r);
   };
+  // Under the serve lock, no other server takes the note of the last stop (src/db/scrub-mark.ts).
   const writerThread =
     resolved.db === ':memory:'
       ? undefined
-      : new WriterThread(WriterThread.dataOf(resolved, services.core.masterSecret), {
+      : new WriterThread(WriterThread.dataOf(resolved, services.core.masterSecret, lock.unavailable ? undefined : takeScrubMark(resolved.db)), {
           committed: () => services.eventHub.othersCommitted(),
           delivery: reportDelivery,
           health: (status) => services.core.writer.health.mirror(status),
@@ -188,8 +190,9 @@ async function serve(config: Config, logger: Logger, lock: ServeLock): Promise<R
       if (!drained) {
         logger.log('warn', `stopping after ${(SHUTDOWN_GRACE_MS + 500) / 1000} s with work in flight: a webhook delivery still on the wire keeps its lease and is sent again after the next start`);
       }
-      // Every request has been answered (or cut off): the writer closes its connection first.
-      await writerThread?.close();
+      // Every request has been answered (or cut off): the writer closes its connection first,
+      // after its checkpointer's last pass.
+      const scrubbed = (await writerThread?.close()) ?? false;
       const { db } = services.core;
       try {
         // The WAL's content goes into the database file and the WAL starts over empty, so the file
@@ -199,6 +202,8 @@ async function serve(config: Config, logger: Logger, lock: ServeLock): Promise<R
         // Busy (another process, e.g. the CLI, reads or writes): closing checkpoints what it can.
       }
       db.close();
+      // Every page scrubbed and the WAL gone with the close: the next start need not go through the whole file.
+      if (scrubbed && !lock.unavailable) markScrubbed(resolved.db);
       lock.release();
       logger.log('info', 'reclib stopped');
       logger.flush();

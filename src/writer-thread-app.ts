@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from './clock';
 import type { Config } from './config';
+import { Checkpointer } from './db/checkpointer';
 import { WRITER_CACHE_SIZE } from './db/open';
 import { WalSync } from './db/wal-sync';
 import { MAX_GROUP } from './db/writer';
@@ -48,6 +49,8 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
 
   // The event hub serves streams, which the main thread holds; everything else here writes.
   const workers = services.workers.filter((w) => w !== services.eventHub);
+  const checkpointer = workers.find((w) => w instanceof Checkpointer);
+  if (checkpointer && data.scrubbed) checkpointer.scrubbed = data.scrubbed;
   for (const w of workers) w.start();
   send({ type: 'ready', workers: workers.map((w) => w.constructor.name) });
 
@@ -101,8 +104,10 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
     } else if (m.type === 'calls') {
       gate.receivedWrites(m.calls.length);
       for (const c of m.calls) void call(c.id, c.name, c.args);
-    } else if (m.type === 'stop') void Promise.all(workers.map((w) => w.stop())).then(() => send({ type: 'stopped' }));
-    else if (m.type === 'close') {
+    } else if (m.type === 'stop') {
+      // The checkpointer goes on through the stop's drain, and ends at the close, after the last write.
+      void Promise.all(workers.map((w) => (w === checkpointer ? undefined : w.stop()))).then(() => send({ type: 'stopped' }));
+    } else if (m.type === 'close') {
       // Calls that committed are answered before the thread ends: those waiting for the WAL's
       // fsync once it is done, in the turn after their promises settled. No group starts in
       // that turn (it would commit and not be answered).
@@ -110,12 +115,18 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
       writer.settleNow();
       setImmediate(() => {
         flushResults();
-        try {
-          services.core.db.close();
-          walSync?.close();
-        } finally {
-          process.exit(0);
-        }
+        // Nothing writes here any more: the checkpointer's last pass scrubs what the last writes left.
+        void (checkpointer?.finish() ?? Promise.resolve(false))
+          .catch(() => false)
+          .then((scrubbed) => {
+            try {
+              services.core.db.close();
+              walSync?.close();
+            } finally {
+              send({ type: 'closed', scrubbed });
+              process.exit(0);
+            }
+          });
       });
     }
   };

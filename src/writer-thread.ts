@@ -12,6 +12,7 @@
 import type { Worker as Thread } from 'node:worker_threads';
 import type { Config } from './config';
 import { fileIdentity, type FileIdentity } from './db/open';
+import type { FileStamp } from './db/page-scrub';
 import type { WriteHealthStatus } from './db/write-health';
 import type { DeliveryReport } from './delivery/scheduler';
 import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
@@ -34,6 +35,8 @@ export interface WriterThreadData {
   signals: SharedArrayBuffer;
   /** The database file the main thread opened: the writer's connection must open that one (OpenOptions.openInProcess). */
   file: FileIdentity;
+  /** The stamp the last run's close left the file with, every page scrubbed (src/db/scrub-mark.ts): its checkpointer then skips the whole-file pass. */
+  scrubbed?: FileStamp;
 }
 
 export type ToWriter =
@@ -53,7 +56,9 @@ export type FromWriter =
   | { type: 'delivery'; report: DeliveryReport }
   | { type: 'health'; status: WriteHealthStatus | undefined }
   | { type: 'ready'; workers: string[] }
-  | { type: 'stopped' };
+  | { type: 'stopped' }
+  /** The thread's last message: whether its checkpointer's last pass left every page of the file scrubbed. */
+  | { type: 'closed'; scrubbed: boolean };
 
 export interface WriterThreadHooks {
   /** The writer committed (posted at most once per turn of its event loop). */
@@ -124,13 +129,14 @@ export class WriterThread implements Worker, WriteForwarder {
     this.signals = new Int32Array(data.signals);
   }
 
-  static dataOf(config: Config, masterSecret: Buffer): WriterThreadData {
+  static dataOf(config: Config, masterSecret: Buffer, scrubbed?: FileStamp): WriterThreadData {
     const { allowList: _parsedAgainThere, ...plain } = config;
     return {
       config: plain,
       masterSecret: new Uint8Array(masterSecret),
       signals: new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT),
       file: fileIdentity(config.db),
+      ...(scrubbed ? { scrubbed } : {}),
     };
   }
 
@@ -268,13 +274,19 @@ export class WriterThread implements Worker, WriteForwarder {
     });
   }
 
-  /** After the last request: the thread closes its connection and ends (terminated if it takes too long). */
-  async close(): Promise<void> {
+  /** Set by the thread's last message: its checkpointer's last pass left every page of the file scrubbed. */
+  private scrubbed = false;
+
+  /**
+   * After the last request: the thread closes its connection and ends (terminated if it takes too
+   * long). Whether its checkpointer's last pass left every page of the file scrubbed.
+   */
+  async close(): Promise<boolean> {
     this.closing = true;
     this.deferred = false;
     clearTimeout(this.startTimer);
     const thread = this.thread;
-    if (!thread) return;
+    if (!thread) return false;
     const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
     // It ends at once when it has not loaded its app yet (src/writer-thread-worker.ts). Terminated
     // only as a last resort: a thread stopped inside SQLite can take the process down with it.
@@ -283,6 +295,7 @@ export class WriterThread implements Worker, WriteForwarder {
     const timer = setTimeout(() => void thread.terminate(), CLOSE_MS);
     await exited;
     clearTimeout(timer);
+    return this.scrubbed;
   }
 
   private settle(id: number, how: (p: { resolve: (a: never) => void; reject: (e: unknown) => void }) => void): void {
@@ -321,6 +334,9 @@ export class WriterThread implements Worker, WriteForwarder {
       case 'stopped':
         this.onStopped?.();
         this.onStopped = undefined;
+        return;
+      case 'closed':
+        this.scrubbed = m.scrubbed;
         return;
     }
   }

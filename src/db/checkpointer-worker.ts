@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { framesSince, passDue, TruncationPlan, type WalPosition } from './checkpoint-policy';
-import { PageScrubber, Scrub } from './page-scrub';
+import { PageScrubber, Scrub, type FileStamp } from './page-scrub';
 import { openSqlite } from './sqlite';
 import { openWalIndex } from './wal-index';
 
@@ -39,10 +39,16 @@ export interface CheckpointerWorkerData {
     waitMs: number;
     maxBackoffMs: number;
   };
+  /** The stamp the last run's close left the file with, every page scrubbed (src/db/scrub-mark.ts): no whole-file pass if it still has it. */
+  scrubbed?: FileStamp;
 }
 
-/** What the server may send: a delete committed, or the server stops. */
-export type CheckpointerCommand = 'erase' | 'stop';
+/**
+ * What the server may send: a delete committed; the server stops; or the writers have closed and
+ * this is the run's last pass ('finish': everything copied, the WAL cut back, the pages its frames
+ * named scrubbed; reported with `finished`).
+ */
+export type CheckpointerCommand = 'erase' | 'stop' | 'finish';
 
 /** What one checkpoint pass reports to the server (tests listen for it). */
 export interface CheckpointReport {
@@ -55,6 +61,8 @@ export interface CheckpointReport {
   scrubBacklog?: number;
   /** Whole-file scrubs begun because frames were copied before this thread saw them. */
   scrubMissed?: number;
+  /** The answer to 'finish', the worker's last report: whether every page of the file is now scrubbed. */
+  finished?: { clean: boolean };
 }
 
 interface CheckpointResult {
@@ -94,7 +102,7 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   // with TRUNCATE, as before scrubbing existed.
   const scrub = ((): Scrub | undefined => {
     try {
-      const scrubber = PageScrubber.open(data.file, shm);
+      const scrubber = PageScrubber.open(data.file, shm, data.scrubbed);
       return scrubber && new Scrub(scrubber, openSqlite(data.file), db, data.erase.waitMs, walSize);
     } catch {
       return undefined;
@@ -193,10 +201,21 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     timer = setTimeout(() => tick(nextSlow), nextSlow ? data.everyMs : data.pollMs);
   };
 
+  /** The run's last pass (see CheckpointerCommand): whether every page is now scrubbed. */
+  const finish = (): boolean => {
+    try {
+      if (scrub) return scrub.finish();
+      truncateCheckpoint();
+    } catch {
+      // An I/O error: the next start's whole-file pass covers it.
+    }
+    return false;
+  };
+
   port.on('message', (m: CheckpointerCommand) => {
     if (m === 'erase') return plan.eraseSoon(Date.now());
-    if (m !== 'stop') return;
     clearTimeout(timer);
+    if (m === 'finish') report({ log: 0, checkpointed: 0, finished: { clean: finish() } });
     scrub?.close();
     db.close();
     port.close();

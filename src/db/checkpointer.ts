@@ -43,6 +43,12 @@
 // than WAL_SIZE_LIMIT: under a steady stream of writes the file stays at its largest size since
 // the last quiet moment (bounded by the backstop below), and shrinks when the writes pause.
 //
+// At a stop the worker goes on until the writers have closed (finish()): its last pass copies
+// everything, cuts the WAL back and scrubs the pages named by the frames written since the last
+// slice (deletes answered during the stop's drain included). When that leaves every page clean,
+// the server's close records the file's stamp (src/db/scrub-mark.ts) and the next start skips the
+// whole-file pass (`scrubbed`), which at 1M recordings reads 2.9 GB.
+//
 // The worker's code is src/db/checkpointer-worker.ts, built as dist/checkpointer-worker.mjs (see
 // spawnWorker() for how each is started).
 import type { Worker } from 'node:worker_threads';
@@ -50,6 +56,7 @@ import { errorLine } from '../errors';
 import { startModuleWorker } from '../worker-thread';
 import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport } from './checkpointer-worker';
 import { WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages, type Db } from './open';
+import type { FileStamp } from './page-scrub';
 
 export type { CheckpointReport } from './checkpointer-worker';
 
@@ -83,6 +90,8 @@ export class Checkpointer {
    * correct without it, only its writes are slower, so nothing else would show it.
    */
   logTrouble: (line: string) => void = (line) => console.error(line);
+  /** The stamp the last run's close left the file with, every page scrubbed (scrub-mark.ts); set before start(). */
+  scrubbed: FileStamp | undefined;
 
   constructor(
     private readonly file: string,
@@ -115,6 +124,7 @@ export class Checkpointer {
         maxFailures: MAX_FAILURES,
         sizeLimit: WAL_SIZE_LIMIT,
         erase: { delayMs: this.eraseDelayMs, maxDelayMs: Math.max(this.eraseDelayMs, this.eraseMaxDelayMs), waitMs: ERASE_WAIT_MS, maxBackoffMs: ERASE_MAX_BACKOFF_MS },
+        ...(this.scrubbed ? { scrubbed: this.scrubbed } : {}),
       });
     } catch (e) {
       // No worker (e.g. threads refused): the server checkpoints as it would without one.
@@ -170,12 +180,30 @@ export class Checkpointer {
 
   /** Ends the worker after its current pass; the server's own close checkpoints what is left. */
   async stop(): Promise<void> {
+    await this.end('stop');
+  }
+
+  /**
+   * Ends the worker with the run's last pass, once no connection of this process writes any more
+   * (the writer thread's close): whether it left every page of the file scrubbed (see the top).
+   */
+  async finish(): Promise<boolean> {
+    return (await this.end('finish'))?.clean ?? false;
+  }
+
+  private async end(command: 'stop' | 'finish'): Promise<CheckpointReport['finished']> {
     const worker = this.worker;
-    if (!worker) return this.exited;
+    if (!worker) {
+      await this.exited;
+      return undefined;
+    }
     this.worker = undefined;
     this.backstop(WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT);
+    let finished: CheckpointReport['finished'];
+    worker.on('message', (r: CheckpointReport) => (finished = r.finished ?? finished));
     worker.ref(); // keep the process alive until it has closed its connection
-    worker.postMessage('stop' satisfies CheckpointerCommand);
+    worker.postMessage(command satisfies CheckpointerCommand);
     await this.exited;
+    return finished;
   }
 }

@@ -127,6 +127,29 @@ function databaseDescriptor(realFile: string): number {
   return fd;
 }
 
+/**
+ * A database file as it stood when a run's last scrub left every page clean (src/db/scrub-mark.ts):
+ * which file, its size, and when it was last written (ns; the change time cannot be set by hand).
+ * A file with the same stamp at the next start was not written since, so that start needs no
+ * whole-file pass. Strings, so that it crosses threads and JSON as it is.
+ */
+export interface FileStamp {
+  dev: string;
+  ino: string;
+  size: string;
+  mtimeNs: string;
+  ctimeNs: string;
+}
+
+/** The stamp of the file open as `fd`, or of the file at `file`. */
+export function fileStamp(file: number | string): FileStamp {
+  const st = typeof file === 'number' ? fs.fstatSync(file, { bigint: true }) : fs.statSync(file, { bigint: true });
+  return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
+}
+
+export const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
+  a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+
 /** The WAL file's header, and each frame's: https://sqlite.org/fileformat2.html#walformat. */
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
@@ -235,14 +258,22 @@ export class PageScrubber {
     private readonly pageSize: number,
   ) {}
 
-  /** A scrubber for `file`, or undefined where the WAL index cannot be read or the file cannot be scrubbed. */
-  static open(file: string, shm: number | undefined): PageScrubber | undefined {
+  /**
+   * A scrubber for `file`, or undefined where the WAL index cannot be read or the file cannot be
+   * scrubbed. It starts with a whole-file pass, unless the file still has the stamp `clean` that
+   * the last run's close left it with (every page scrubbed then): then what changed since is all
+   * in the WAL, whose frames it collects at once. The stamp is compared after that collect, so a
+   * checkpoint that copied frames of an earlier generation first has changed it.
+   */
+  static open(file: string, shm: number | undefined, clean?: FileStamp): PageScrubber | undefined {
     if (shm === undefined) return undefined;
     const real = fs.realpathSync(file);
     const db = databaseDescriptor(real);
     const geometry = pageGeometry(db);
     if (!geometry?.scrubbable) return undefined;
-    return new PageScrubber(real, db, shm, geometry.pageSize);
+    const scrubber = new PageScrubber(real, db, shm, geometry.pageSize);
+    if (clean && scrubber.collect() && sameStamp(fileStamp(db), clean)) scrubber.wholeFrom = 0;
+    return scrubber;
   }
 
   /** Pages left to scrub (those named by frames, and the rest of a whole-file pass). */
@@ -450,6 +481,12 @@ export class PageScrubber {
 const SCRUB_BUSY_BYTES = 1024 * 1024;
 const SCRUB_QUIET_BYTES = 8 * 1024 * 1024;
 const SCRUB_QUIET_EVERY_MS = 200;
+/**
+ * At a stop, the pages named by frames and what is left of a whole-file pass are scrubbed in one
+ * go, up to this many bytes (~60 ms with the pages in the OS's cache; docker stop leaves the close
+ * ~2.5 s). Anything more is left to the next start's whole-file pass.
+ */
+const SCRUB_FINAL_BYTES = 64 * 1024 * 1024;
 
 /**
  * The SQL side of scrubbing (PageScrubber does the file side): a second connection, `locker`,
@@ -550,8 +587,11 @@ export class Scrub {
     }
   }
 
-  /** The erasure's cut of the WAL (see above), with a slice on the way; whether the WAL is now cut back. */
-  truncate(quiet: boolean, now: number): boolean {
+  /**
+   * The erasure's cut of the WAL (see above), with a slice on the way (`budget`: its bytes, and
+   * whether it goes on with the whole-file pass; by default by `quiet`); whether the WAL is now cut back.
+   */
+  truncate(quiet: boolean, now: number, budget = quiet ? { bytes: SCRUB_QUIET_BYTES, whole: true } : { bytes: SCRUB_BUSY_BYTES, whole: false }): boolean {
     this.lastSliceAt = now;
     try {
       const copied = this.underWriteLock(() => {
@@ -567,7 +607,7 @@ export class Scrub {
           const state = this.scrubber.collect();
           // A writer came in between the two locks: its frames are not copied yet.
           if (!state || state.backfilled !== state.mxFrame) return false;
-          this.scrubber.slice((quiet ? SCRUB_QUIET_BYTES : SCRUB_BUSY_BYTES) / this.pageSize, quiet);
+          this.scrubber.slice(budget.bytes / this.pageSize, budget.whole);
           this.scrubber.endsHere();
           this.commitTouch(0);
           // Not cut back if a reader was using the WAL at the commit: it did not start over.
@@ -580,6 +620,16 @@ export class Scrub {
       this.scrubber.scrubAll();
       return false;
     }
+  }
+
+  /**
+   * A run's last scrub, once the writers have closed (the checkpointer's 'finish'): the erasure's
+   * cut, with every page named by frames scrubbed, then what is left of a whole-file pass, up to
+   * SCRUB_FINAL_BYTES in all. Whether every page of the file is now clean (the cut made, nothing
+   * left), which the server's close then records for the next start (src/db/scrub-mark.ts).
+   */
+  finish(): boolean {
+    return this.truncate(true, performance.now(), { bytes: SCRUB_FINAL_BYTES, whole: true }) && this.scrubber.backlog === 0;
   }
 
   close(): void {

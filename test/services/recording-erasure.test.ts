@@ -5,9 +5,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadConfig } from '../../src/config';
+import { loadConfig, testConfig } from '../../src/config';
 import { Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
+import { fileStamp } from '../../src/db/page-scrub';
+import { markScrubbed, takeScrubMark } from '../../src/db/scrub-mark';
+import type { Principal } from '../../src/permissions';
 import { openRuntime } from '../../src/runtime';
+import { startServer } from '../../src/server';
+import type { Services } from '../../src/services';
 import { harness } from '../helpers/harness';
 import { prng } from '../helpers/prng';
 import { created, patch, remove } from '../helpers/recording-client';
@@ -125,8 +130,7 @@ describe('deleted text is erased everywhere', () => {
     function runtime(dir: string, file = path.join(dir, 'r.db')) {
       // durability normal: the moving-rows tests write thousands of times, and no test here cuts the power.
       const services = openRuntime(loadConfig({ db: file, durability: 'normal' }, {}));
-      const account = services.auth.createAccount('me');
-      const principal = services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:write', 'recordings:delete'] }).secret);
+      const principal = writerOf(services);
       const checkpointer = services.workers.find((w): w is Checkpointer => w instanceof Checkpointer);
       assert.ok(checkpointer, 'serve runs a Checkpointer on a file database');
       const truncated = () =>
@@ -152,34 +156,44 @@ describe('deleted text is erased everywhere', () => {
         });
       const create = (text: string, key: string) => services.recordings.create(principal, { type: 'memo', title: 'call', transcript: text }, key).row;
       const remove = (id: string, revision = 1) => services.recordings.remove(principal, id, revision);
-      /**
-       * Recordings whose rows grow and move between pages (the index's too), then every third
-       * deleted: SQLite leaves copies of moved rows in pages' unallocated space, and secure_delete
-       * zeroes only the live copy. The words of the deleted recordings.
-       */
-      const moveAndDelete = () => {
-        const rnd = prng(11);
-        const word = () => `v${Array.from({ length: 11 }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join('')}`;
-        const made = Array.from({ length: 1200 }, (_, i) => {
-          const words = [word(), word(), word(), word()];
-          return { row: create(`the usual ${words.join(' ')} words`, `m${i}`), words };
-        });
-        for (let i = 0; i < made.length; i += 2) {
-          services.recordings.update(principal, made[i]!.row.id, { summary: 'padding '.repeat(40 + Math.floor(rnd() * 80)) }, 1);
-        }
-        const deleted: string[] = [];
-        for (let i = 0; i < made.length; i += 3) {
-          remove(made[i]!.row.id, i % 2 === 0 ? 2 : 1);
-          deleted.push(...made[i]!.words);
-        }
-        return deleted;
-      };
-      const stillIn = (f: string, words: string[]) => {
-        const bytes = fs.readFileSync(f);
-        return words.filter((w) => bytes.includes(w));
-      };
-      return { file, wal: `${fs.realpathSync(file)}-wal`, services, checkpointer, truncated, reported, create, remove, moveAndDelete, stillIn };
+      const moveAndDelete = () => moveAndDeleteWith(services, principal);
+      return { file, wal: `${fs.realpathSync(file)}-wal`, services, checkpointer, truncated, reported, create, remove, moveAndDelete };
     }
+
+    /** A key of a new account of `services` that may create, edit and delete. */
+    const writerOf = (services: Services) => {
+      const account = services.auth.createAccount('me');
+      return services.auth.authenticate(services.auth.createKey(account.id, { name: 'k', permissions: ['recordings:create', 'recordings:write', 'recordings:delete'] }).secret);
+    };
+
+    /**
+     * Recordings whose rows grow and move between pages (the index's too), then every third
+     * deleted: SQLite leaves copies of moved rows in pages' unallocated space, and secure_delete
+     * zeroes only the live copy. The words of the deleted recordings.
+     */
+    function moveAndDeleteWith(services: Services, principal: Principal): string[] {
+      const rnd = prng(11);
+      const word = () => `v${Array.from({ length: 11 }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join('')}`;
+      const made = Array.from({ length: 1200 }, (_, i) => {
+        const words = [word(), word(), word(), word()];
+        return { row: services.recordings.create(principal, { type: 'memo', title: 'call', transcript: `the usual ${words.join(' ')} words` }, `m${i}`).row, words };
+      });
+      for (let i = 0; i < made.length; i += 2) {
+        services.recordings.update(principal, made[i]!.row.id, { summary: 'padding '.repeat(40 + Math.floor(rnd() * 80)) }, 1);
+      }
+      const deleted: string[] = [];
+      for (let i = 0; i < made.length; i += 3) {
+        services.recordings.remove(principal, made[i]!.row.id, i % 2 === 0 ? 2 : 1);
+        deleted.push(...made[i]!.words);
+      }
+      return deleted;
+    }
+
+    /** Which of `words` the file `f` holds. */
+    const stillIn = (f: string, words: string[]) => {
+      const bytes = fs.readFileSync(f);
+      return words.filter((w) => bytes.includes(w));
+    };
 
     type Runtime = ReturnType<typeof runtime>;
     /** `test` on a runtime in a fresh folder; its workers stopped, its connection closed and the folder removed afterwards. `at`: makes, in the folder, where the database is opened. */
@@ -256,10 +270,10 @@ describe('deleted text is erased everywhere', () => {
         const deleted = rt.moveAndDelete();
         // The cut of the WAL after the deletes, and slices once the writes pause. Looked at in the
         // files themselves: a report may come from a cut that ran in the middle of the deletes.
-        const clean = () => rt.stillIn(rt.file, deleted).length === 0 && rt.stillIn(rt.wal, deleted).length === 0;
+        const clean = () => stillIn(rt.file, deleted).length === 0 && stillIn(rt.wal, deleted).length === 0;
         for (let waited = 0; !clean() && waited < 30_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
-        assert.deepEqual(rt.stillIn(rt.file, deleted), [], 'the database file holds no deleted word');
-        assert.deepEqual(rt.stillIn(rt.wal, deleted), [], 'nor does the WAL');
+        assert.deepEqual(stillIn(rt.file, deleted), [], 'the database file holds no deleted word');
+        assert.deepEqual(stillIn(rt.wal, deleted), [], 'nor does the WAL');
         const { db } = rt.services.core;
         assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
         assert.equal((db.prepare('SELECT count(*) AS n FROM recordings WHERE deleted_at IS NULL').get() as { n: number }).n, 800);
@@ -271,12 +285,111 @@ describe('deleted text is erased everywhere', () => {
       await inRuntime('reclib-erase-moved-', async (rt) => {
         const deleted = rt.moveAndDelete(); // no worker running: the CLI, or a server since stopped
         rt.services.core.db.pragma('wal_checkpoint(TRUNCATE)');
-        assert.ok(rt.stillIn(rt.file, deleted).length > 0, 'sanity: secure_delete left copies of moved rows in the file');
+        assert.ok(stillIn(rt.file, deleted).length > 0, 'sanity: secure_delete left copies of moved rows in the file');
         const clean = rt.reported((r) => r.scrubBacklog === 0);
         for (const w of rt.services.workers) w.start();
         await clean;
-        assert.deepEqual(rt.stillIn(rt.file, deleted), [], 'the database file holds no deleted word');
+        assert.deepEqual(stillIn(rt.file, deleted), [], 'the database file holds no deleted word');
         assert.equal(rt.services.core.db.pragma('integrity_check', { simple: true }), 'ok');
+      });
+    });
+
+    it('a start skips the whole-file pass when the file still has the stamp of a clean stop, and not once it was written since', async () => {
+      for (const writtenSince of [false, true]) {
+        await inRuntime('reclib-erase-mark-', async (rt) => {
+          const deleted = rt.moveAndDelete();
+          rt.services.core.db.pragma('wal_checkpoint(TRUNCATE)');
+          assert.ok(stillIn(rt.file, deleted).length > 0, 'sanity: secure_delete left copies of moved rows in the file');
+          // A stamp that says "clean" of a file that is not: whether the start went through the file shows.
+          rt.checkpointer.scrubbed = fileStamp(rt.file);
+          if (writtenSince) {
+            await new Promise((r) => setTimeout(r, 20)); // past the file times' granularity
+            rt.create('written after the stop', 'later');
+            rt.services.core.db.pragma('wal_checkpoint(TRUNCATE)');
+          }
+          const settled = rt.reported((r) => r.scrubBacklog === 0);
+          for (const w of rt.services.workers) w.start();
+          await settled;
+          if (writtenSince) assert.deepEqual(stillIn(rt.file, deleted), [], 'a file written since its stamp is gone through');
+          else assert.ok(stillIn(rt.file, deleted).length > 0, 'a file with its stamp is not gone through');
+        });
+      }
+    });
+
+    describe('a stop of serve', () => {
+      /** serve on `file` (durability normal: these write thousands of times, and cut no power), its writer thread ready. */
+      const serveOn = async (file: string) => {
+        const server = await startServer(testConfig({ db: file, port: 0, durability: 'normal' }), () => {});
+        await server.writerThread!.ready;
+        return server;
+      };
+
+      it('scrubs what the last writes left, and notes for the next start that the file is clean', async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-stop-'));
+        try {
+          const file = path.join(dir, 'r.db');
+          const server = await serveOn(file);
+          // Written on the main thread's connection right before the stop: the checkpointer's own
+          // slices (at quiet passes) have no time for them. Without its autocheckpoint, as serve's
+          // writer's connection (whose backstop is ~200 MB of WAL): its checkpoints would let the
+          // WAL start over behind the checkpointer's back, whose next start would then go through
+          // the whole file again.
+          server.services.core.db.pragma('wal_autocheckpoint = 0');
+          const deleted = moveAndDeleteWith(server.services, writerOf(server.services));
+          await server.close();
+          assert.deepEqual(stillIn(file, deleted), [], 'the database file holds no deleted word');
+          assert.ok(!fs.existsSync(`${file}-wal`), 'the WAL is gone with the close');
+          const note = JSON.parse(fs.readFileSync(`${file}.scrubbed`, 'utf8')) as { stamp: unknown };
+          assert.deepEqual(note.stamp, fileStamp(file), 'the note has the file as the stop left it');
+          const again = await serveOn(file);
+          assert.ok(!fs.existsSync(`${file}.scrubbed`), 'the next start takes the note');
+          await again.close();
+          assert.ok(fs.existsSync(`${file}.scrubbed`), 'and a clean stop leaves it again');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      it('the next start goes through the whole file only without a note its file matches', async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-note-'));
+        try {
+          const file = path.join(dir, 'r.db');
+          const services = openRuntime(loadConfig({ db: file, durability: 'normal' }, {}));
+          const deleted = moveAndDeleteWith(services, writerOf(services));
+          services.core.db.close(); // the last connection: the WAL is copied and removed
+          assert.ok(stillIn(file, deleted).length > 0, 'sanity: secure_delete left copies of moved rows in the file');
+          // A note that says "clean" of a file that is not: whether a start went through the file shows.
+          assert.ok(markScrubbed(file));
+          const trusting = await serveOn(file);
+          await new Promise((r) => setTimeout(r, 1_000)); // quiet slices, had there been a pass
+          await trusting.close();
+          assert.ok(stillIn(file, deleted).length > 0, 'with the note, the start did not go through the file');
+          fs.rmSync(`${file}.scrubbed`);
+          const plain = await serveOn(file);
+          await plain.close();
+          assert.deepEqual(stillIn(file, deleted), [], 'without it, the start goes through the whole file (by the stop at the latest)');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      it('a note is not written while the WAL is there, and one that cannot be read is dropped', () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-note-'));
+        try {
+          const file = path.join(dir, 'r.db');
+          const services = openRuntime(loadConfig({ db: file }, {}));
+          assert.equal(markScrubbed(file), false, 'another connection has the file open');
+          assert.ok(!fs.existsSync(`${file}.scrubbed`));
+          services.core.db.close();
+          assert.equal(markScrubbed(file), true);
+          assert.deepEqual(takeScrubMark(file), fileStamp(file));
+          assert.equal(takeScrubMark(file), undefined, 'a note vouches for one start');
+          fs.writeFileSync(`${file}.scrubbed`, '{"stamp":{"dev":"1"}}');
+          assert.equal(takeScrubMark(file), undefined);
+          assert.ok(!fs.existsSync(`${file}.scrubbed`));
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
       });
     });
   });
