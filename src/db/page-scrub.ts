@@ -483,10 +483,11 @@ const SCRUB_QUIET_BYTES = 8 * 1024 * 1024;
 const SCRUB_QUIET_EVERY_MS = 200;
 /**
  * At a stop, the pages named by frames and what is left of a whole-file pass are scrubbed in one
- * go, up to this many bytes (~60 ms with the pages in the OS's cache; docker stop leaves the close
- * ~2.5 s). Anything more is left to the next start's whole-file pass.
+ * go, up to this many bytes: ~30 ms with the pages in the OS's cache (those named by frames were
+ * written lately), under 2 s from an SD card's ~20 MB/s; docker stop leaves the close ~2.5 s.
+ * Anything more is left to the next start's whole-file pass.
  */
-const SCRUB_FINAL_BYTES = 64 * 1024 * 1024;
+const SCRUB_FINAL_BYTES = 32 * 1024 * 1024;
 
 /**
  * The SQL side of scrubbing (PageScrubber does the file side): a second connection, `locker`,
