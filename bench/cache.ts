@@ -22,7 +22,7 @@ export interface CachedCorpus {
 }
 
 const removeDb = (file: string) => {
-  for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(file + suffix, { force: true });
+  for (const suffix of ['', '-wal', '-shm', '.secret', '.scrubbed']) fs.rmSync(file + suffix, { force: true });
 };
 
 export async function ensureCorpus(size: number, reseed: boolean, log: (line: string) => void): Promise<CachedCorpus> {

@@ -145,7 +145,7 @@ export class Ceiling {
    */
   static async start(runDb: string, token: string, bodies: Record<CreateShape, string>, keyPrefix: string): Promise<Ceiling> {
     const db = path.join(path.dirname(runDb), `ceiling-${path.basename(runDb)}`);
-    for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
+    for (const suffix of ['', '-wal', '-shm', '.secret', '.scrubbed']) fs.rmSync(db + suffix, { force: true });
     fs.copyFileSync(runDb, db);
     // The WAL, if the CLI left one; the master secret, so that the same key authenticates.
     for (const suffix of ['-wal', '.secret']) if (fs.existsSync(runDb + suffix)) fs.copyFileSync(runDb + suffix, db + suffix);
@@ -202,7 +202,7 @@ export class Ceiling {
     const timer = setTimeout(() => signal(this.proc.pid, 'SIGKILL'), 20_000);
     await exited;
     clearTimeout(timer);
-    for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(this.db + suffix, { force: true });
+    for (const suffix of ['', '-wal', '-shm', '.secret', '.scrubbed']) fs.rmSync(this.db + suffix, { force: true });
   }
 }
 

@@ -75,7 +75,7 @@ interface Run {
 
 async function measure(build: string, tag: string): Promise<Run> {
   const [dir, flags] = build.split(':') as [string, string | undefined];
-  for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
+  for (const suffix of ['', '-wal', '-shm', '.secret', '.scrubbed']) fs.rmSync(db + suffix, { force: true });
   fs.copyFileSync(source, db);
   scrubOnce(db);
   const permissions = 'recordings:create,recordings:read';

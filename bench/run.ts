@@ -146,7 +146,7 @@ async function main() {
   if (scenarios.length === 0 && !runStall && !runWrites) {
     const checks = coldStartTargets(coldStart);
     console.log(textTable(['target', 'required', 'measured', 'result'], checks.map(targetRow)));
-    for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
+    for (const suffix of ['', '-wal', '-shm', '.secret', '.scrubbed']) fs.rmSync(db + suffix, { force: true });
     return;
   }
 
@@ -373,7 +373,7 @@ async function main() {
     console.log('\nserver ' + summariseProfile(path.join(profDir, 'server'), served.server));
     if (served.baseline > 0) console.log('\nbaseline ' + summariseProfile(path.join(profDir, 'baseline'), served.baseline));
   }
-  for (const suffix of ['', '-wal', '-shm', '.secret']) fs.rmSync(db + suffix, { force: true });
+  for (const suffix of ['', '-wal', '-shm', '.secret', '.scrubbed']) fs.rmSync(db + suffix, { force: true });
   log(`\ndone in ${Math.round((Date.now() - t0) / 1000)} s`);
 }
 

@@ -115,17 +115,25 @@ export function startWriter(port: MessagePort, data: WriterThreadData): (m: ToWr
       writer.settleNow();
       setImmediate(() => {
         flushResults();
-        // Nothing writes here any more: the checkpointer's last pass scrubs what the last writes left.
-        void (checkpointer?.finish() ?? Promise.resolve(false))
-          .catch(() => false)
-          .then((scrubbed) => {
-            try {
-              services.core.db.close();
-              walSync?.close();
-            } finally {
-              send({ type: 'closed', scrubbed });
-              process.exit(0);
-            }
+        // Closed first, so that nothing here (a delivery still on the wire, a retried key use)
+        // writes after the checkpointer's last pass, which scrubs what the last writes left. A
+        // close that failed leaves the file to the next start's whole-file pass.
+        let closed = true;
+        try {
+          services.core.db.close();
+        } catch {
+          closed = false;
+        }
+        try {
+          walSync?.close();
+        } catch {
+          // Its descriptor only.
+        }
+        void (checkpointer?.finish() ?? Promise.resolve(undefined))
+          .catch(() => undefined)
+          .then((finished) => {
+            send({ type: 'closed', ...(closed && finished?.clean ? { scrubbed: finished } : {}) });
+            process.exit(0);
           });
       });
     }

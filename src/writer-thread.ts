@@ -12,7 +12,8 @@
 import type { Worker as Thread } from 'node:worker_threads';
 import type { Config } from './config';
 import { fileIdentity, type FileIdentity } from './db/open';
-import type { FileStamp } from './db/page-scrub';
+import type { Finished } from './db/checkpointer';
+import type { ScrubbedFile } from './db/page-scrub';
 import type { WriteHealthStatus } from './db/write-health';
 import type { DeliveryReport } from './delivery/scheduler';
 import type { ForwardedAnswer, ForwardedRequest, WriteForwarder } from './http/env';
@@ -35,8 +36,8 @@ export interface WriterThreadData {
   signals: SharedArrayBuffer;
   /** The database file the main thread opened: the writer's connection must open that one (OpenOptions.openInProcess). */
   file: FileIdentity;
-  /** The stamp the last run's close left the file with, every page scrubbed (src/db/scrub-mark.ts): its checkpointer then skips the whole-file pass. */
-  scrubbed?: FileStamp;
+  /** The file as the last run's stop left it, every page scrubbed (src/db/scrub-mark.ts): its checkpointer skips the whole-file pass while the file still has that stamp. */
+  scrubbed?: ScrubbedFile;
 }
 
 export type ToWriter =
@@ -57,8 +58,11 @@ export type FromWriter =
   | { type: 'health'; status: WriteHealthStatus | undefined }
   | { type: 'ready'; workers: string[] }
   | { type: 'stopped' }
-  /** The thread's last message: whether its checkpointer's last pass left every page of the file scrubbed. */
-  | { type: 'closed'; scrubbed: boolean };
+  /** The thread's last message: with `scrubbed` when its checkpointer's last pass, after its connection closed, left every page of the file scrubbed. */
+  | { type: 'closed'; scrubbed?: ScrubbedEnd };
+
+/** A last pass that left every page scrubbed (Finished, clean). */
+export type ScrubbedEnd = Extract<Finished, { clean: true }>;
 
 export interface WriterThreadHooks {
   /** The writer committed (posted at most once per turn of its event loop). */
@@ -129,7 +133,7 @@ export class WriterThread implements Worker, WriteForwarder {
     this.signals = new Int32Array(data.signals);
   }
 
-  static dataOf(config: Config, masterSecret: Buffer, scrubbed?: FileStamp): WriterThreadData {
+  static dataOf(config: Config, masterSecret: Buffer, scrubbed?: ScrubbedFile): WriterThreadData {
     const { allowList: _parsedAgainThere, ...plain } = config;
     return {
       config: plain,
@@ -274,19 +278,19 @@ export class WriterThread implements Worker, WriteForwarder {
     });
   }
 
-  /** Set by the thread's last message: its checkpointer's last pass left every page of the file scrubbed. */
-  private scrubbed = false;
+  /** From the thread's last message: its checkpointer's last pass left every page of the file scrubbed. */
+  private scrubbed: ScrubbedEnd | undefined;
 
   /**
    * After the last request: the thread closes its connection and ends (terminated if it takes too
-   * long). Whether its checkpointer's last pass left every page of the file scrubbed.
+   * long). How its checkpointer's last pass ended, when it left every page of the file scrubbed.
    */
-  async close(): Promise<boolean> {
+  async close(): Promise<ScrubbedEnd | undefined> {
     this.closing = true;
     this.deferred = false;
     clearTimeout(this.startTimer);
     const thread = this.thread;
-    if (!thread) return false;
+    if (!thread) return undefined;
     const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
     // It ends at once when it has not loaded its app yet (src/writer-thread-worker.ts). Terminated
     // only as a last resort: a thread stopped inside SQLite can take the process down with it.

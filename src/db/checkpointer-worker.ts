@@ -11,12 +11,11 @@
 // the -shm file) and sqlite.ts (opening the connection, with better-sqlite3's JavaScript, most of
 // the file), so it loads fast.
 import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { framesSince, passDue, TruncationPlan, type WalPosition } from './checkpoint-policy';
-import { PageScrubber, Scrub, type FileStamp } from './page-scrub';
+import { PageScrubber, Scrub, type ScrubbedFile } from './page-scrub';
 import { openSqlite } from './sqlite';
-import { openWalIndex } from './wal-index';
+import { openWalIndex, settledWalPosition, walIndexReader } from './wal-index';
 
 /** What the server passes at start. */
 export interface CheckpointerWorkerData {
@@ -39,9 +38,16 @@ export interface CheckpointerWorkerData {
     waitMs: number;
     maxBackoffMs: number;
   };
-  /** The stamp the last run's close left the file with, every page scrubbed (src/db/scrub-mark.ts): no whole-file pass if it still has it. */
-  scrubbed?: FileStamp;
+  /** The file as the last run's stop left it, every page scrubbed (src/db/scrub-mark.ts): no whole-file pass if it still has that stamp. */
+  scrubbed?: ScrubbedFile;
 }
+
+/**
+ * How the run's last pass ended ('finish'): with every page of the file scrubbed, the WAL at the
+ * one frame of its own commit (`wal`: the server's close checks that nothing committed since),
+ * and when a whole-file pass last went through the file; or not clean.
+ */
+export type Finished = { clean: false } | { clean: true; wal: WalPosition; wholePassAt: number };
 
 /**
  * What the server may send: a delete committed; the server stops; or the writers have closed and
@@ -61,8 +67,8 @@ export interface CheckpointReport {
   scrubBacklog?: number;
   /** Whole-file scrubs begun because frames were copied before this thread saw them. */
   scrubMissed?: number;
-  /** The answer to 'finish', the worker's last report: whether every page of the file is now scrubbed. */
-  finished?: { clean: boolean };
+  /** The answer to 'finish', the worker's last report. */
+  finished?: Finished;
 }
 
 interface CheckpointResult {
@@ -201,21 +207,26 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
     timer = setTimeout(() => tick(nextSlow), nextSlow ? data.everyMs : data.pollMs);
   };
 
-  /** The run's last pass (see CheckpointerCommand): whether every page is now scrubbed. */
-  const finish = (): boolean => {
+  /** The run's last pass (see CheckpointerCommand). */
+  const finish = (): Finished => {
     try {
-      if (scrub) return scrub.finish();
-      truncateCheckpoint();
+      if (!scrub) truncateCheckpoint();
+      else if (scrub.finish()) {
+        // Read after the commit that cut the WAL: one frame, its own; more, and another connection committed meanwhile.
+        const wal = settledWalPosition(shm!);
+        const { wholePassAt } = scrub.scrubber;
+        if (wal?.frames === 1 && wholePassAt !== undefined) return { clean: true, wal, wholePassAt };
+      }
     } catch {
       // An I/O error: the next start's whole-file pass covers it.
     }
-    return false;
+    return { clean: false };
   };
 
   port.on('message', (m: CheckpointerCommand) => {
     if (m === 'erase') return plan.eraseSoon(Date.now());
     clearTimeout(timer);
-    if (m === 'finish') report({ log: 0, checkpointed: 0, finished: { clean: finish() } });
+    if (m === 'finish') report({ log: 0, checkpointed: 0, finished: finish() });
     scrub?.close();
     db.close();
     port.close();
@@ -229,27 +240,6 @@ function realPath(file: string): string {
   } catch {
     return file;
   }
-}
-
-/**
- * The WAL index header's mxFrame and salts, read from the -shm file as src/db/commit-watch.ts
- * reads it (a plain read sees SQLite's shared mapping on Linux and macOS; the header is in native
- * byte order: https://sqlite.org/walformat.html); undefined elsewhere or when the file cannot be
- * opened, and then passes come every everyMs only. A torn read costs at most one pass too many
- * or too few.
- */
-function walIndexReader(fd: number | undefined): (() => WalPosition | undefined) | undefined {
-  if (fd === undefined) return undefined;
-  const header = Buffer.alloc(40);
-  const u32 = os.endianness() === 'LE' ? (at: number) => header.readUInt32LE(at) : (at: number) => header.readUInt32BE(at);
-  return () => {
-    try {
-      if (fs.readSync(fd, header, 0, 40, 0) < 40) return undefined;
-    } catch {
-      return undefined;
-    }
-    return { frames: u32(16), salt1: u32(32), salt2: u32(36) };
-  };
 }
 
 if (!parentPort) throw new Error('checkpointer-worker runs as a worker thread, started by src/db/checkpointer.ts');

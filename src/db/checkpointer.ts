@@ -43,22 +43,23 @@
 // than WAL_SIZE_LIMIT: under a steady stream of writes the file stays at its largest size since
 // the last quiet moment (bounded by the backstop below), and shrinks when the writes pause.
 //
-// At a stop the worker goes on until the writers have closed (finish()): its last pass copies
-// everything, cuts the WAL back and scrubs the pages named by the frames written since the last
-// slice (deletes answered during the stop's drain included). When that leaves every page clean,
-// the server's close records the file's stamp (src/db/scrub-mark.ts) and the next start skips the
-// whole-file pass (`scrubbed`), which at 1M recordings reads 2.9 GB.
+// At a stop the worker goes on through the drain until the writer thread has closed its
+// connection (finish()): its last pass copies everything, cuts the WAL back and scrubs the pages
+// named by the frames written since the last slice (deletes answered during the drain included).
+// When that leaves every page clean and nothing commits after it, the server's close records the
+// file's stamp (src/db/scrub-mark.ts) and the next start skips the whole-file pass (`scrubbed`),
+// which at 1M recordings reads 2.9 GB.
 //
 // The worker's code is src/db/checkpointer-worker.ts, built as dist/checkpointer-worker.mjs (see
 // spawnWorker() for how each is started).
 import type { Worker } from 'node:worker_threads';
 import { errorLine } from '../errors';
 import { startModuleWorker } from '../worker-thread';
-import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport } from './checkpointer-worker';
+import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport, Finished } from './checkpointer-worker';
 import { WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages, type Db } from './open';
-import type { FileStamp } from './page-scrub';
+import type { ScrubbedFile } from './page-scrub';
 
-export type { CheckpointReport } from './checkpointer-worker';
+export type { CheckpointReport, Finished } from './checkpointer-worker';
 
 export const CHECKPOINT_EVERY_MS = 100;
 /** A pass sooner once this many frames (~2 MB of 4 KB pages) were written since the last (checkpoint-policy.ts passDue says why). */
@@ -90,8 +91,8 @@ export class Checkpointer {
    * correct without it, only its writes are slower, so nothing else would show it.
    */
   logTrouble: (line: string) => void = (line) => console.error(line);
-  /** The stamp the last run's close left the file with, every page scrubbed (scrub-mark.ts); set before start(). */
-  scrubbed: FileStamp | undefined;
+  /** The file as the last run's stop left it, every page scrubbed (scrub-mark.ts); set before start(). */
+  scrubbed: ScrubbedFile | undefined;
 
   constructor(
     private readonly file: string,
@@ -185,13 +186,13 @@ export class Checkpointer {
 
   /**
    * Ends the worker with the run's last pass, once no connection of this process writes any more
-   * (the writer thread's close): whether it left every page of the file scrubbed (see the top).
+   * (the writer thread's, closed): how it ended (see the top).
    */
-  async finish(): Promise<boolean> {
-    return (await this.end('finish'))?.clean ?? false;
+  async finish(): Promise<Finished> {
+    return (await this.end('finish')) ?? { clean: false };
   }
 
-  private async end(command: 'stop' | 'finish'): Promise<CheckpointReport['finished']> {
+  private async end(command: 'stop' | 'finish'): Promise<Finished | undefined> {
     const worker = this.worker;
     if (!worker) {
       await this.exited;
@@ -199,7 +200,7 @@ export class Checkpointer {
     }
     this.worker = undefined;
     this.backstop(WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT);
-    let finished: CheckpointReport['finished'];
+    let finished: Finished | undefined;
     worker.on('message', (r: CheckpointReport) => (finished = r.finished ?? finished));
     worker.ref(); // keep the process alive until it has closed its connection
     worker.postMessage(command satisfies CheckpointerCommand);

@@ -147,6 +147,12 @@ export function fileStamp(file: number | string): FileStamp {
   return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
 }
 
+/** A file a run's last scrub left clean: its stamp then, and when a whole-file pass last went through it (ms since the epoch). */
+export interface ScrubbedFile {
+  stamp: FileStamp;
+  wholePassAt: number;
+}
+
 export const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
   a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
@@ -218,8 +224,9 @@ interface WalState {
  * time. Only pages SQLite rewrote can have gained stale bytes, and every page SQLite rewrites
  * passes through the WAL as a frame; so the pages to scrub are those named by the WAL's frames
  * (collect(), read before they are copied into the database file and the WAL starts over), and,
- * once at start (what earlier runs rewrote, and what the server's close copied without a look),
- * every page of the file. The checkpointer thread collects before each of its checkpoints and
+ * once after a start (what earlier runs rewrote, and what the server's close copied without a
+ * look), every page of the file, unless the last run's stop left it clean and nothing wrote it
+ * since (open()'s `clean`, src/db/scrub-mark.ts). The checkpointer thread collects before each of its checkpoints and
  * whenever it sees the WAL move, and frames committed between that and the checkpoint right after
  * it (checkpointed()), before the WAL can start over. Another connection's
  * checkpoint (the server's backstop at ~200 MB of WAL, Litestream, a shell) may copy frames and let
@@ -248,6 +255,8 @@ export class PageScrubber {
   private readonly frameHeader = Buffer.alloc(FRAME_HEADER_BYTES);
   /** Whole-file passes asked for since start because frames were missed (tests and reports). */
   missed = 0;
+  /** When a whole-file pass last went through the file (ms since the epoch): this run's, or the one a skipped pass's note names. */
+  wholePassAt: number | undefined;
 
   private constructor(
     /** The database file's real path: SQLite resolves symlinks, and its WAL is beside the real file. */
@@ -261,25 +270,33 @@ export class PageScrubber {
   /**
    * A scrubber for `file`, or undefined where the WAL index cannot be read or the file cannot be
    * scrubbed. It starts with a whole-file pass, unless the file still has the stamp `clean` that
-   * the last run's close left it with (every page scrubbed then): then what changed since is all
+   * the last run's stop left it with (every page scrubbed then): then what changed since is all
    * in the WAL, whose frames it collects at once. The stamp is compared after that collect, so a
    * checkpoint that copied frames of an earlier generation first has changed it.
    */
-  static open(file: string, shm: number | undefined, clean?: FileStamp): PageScrubber | undefined {
+  static open(file: string, shm: number | undefined, clean?: ScrubbedFile): PageScrubber | undefined {
     if (shm === undefined) return undefined;
     const real = fs.realpathSync(file);
     const db = databaseDescriptor(real);
     const geometry = pageGeometry(db);
     if (!geometry?.scrubbable) return undefined;
     const scrubber = new PageScrubber(real, db, shm, geometry.pageSize);
-    if (clean && scrubber.collect() && sameStamp(fileStamp(db), clean)) scrubber.wholeFrom = 0;
+    if (clean && scrubber.collect() && sameStamp(fileStamp(db), clean.stamp)) {
+      scrubber.wholeFrom = 0;
+      scrubber.wholePassAt = clean.wholePassAt;
+    }
     return scrubber;
+  }
+
+  /** Pages left of a whole-file pass under way (0: none). */
+  private get wholeLeft(): number {
+    if (this.wholeFrom === 0) return 0;
+    return Math.max(0, Math.floor(fs.fstatSync(this.db).size / this.pageSize) - this.wholeFrom + 1);
   }
 
   /** Pages left to scrub (those named by frames, and the rest of a whole-file pass). */
   get backlog(): number {
-    const size = Math.floor(fs.fstatSync(this.db).size / this.pageSize);
-    return this.pending.size + (this.wholeFrom === 0 ? 0 : Math.max(0, size - this.wholeFrom + 1));
+    return this.pending.size + this.wholeLeft;
   }
 
   /** Scrub every page again: a whole-file pass from page 1, after the one under way if any (so that the file's end is reached). */
@@ -443,6 +460,7 @@ export class PageScrubber {
         else pages.push(p);
       }
       this.wholeFrom = end < pageCount ? end + 1 : this.wholeAgain ? 1 : 0;
+      if (this.wholeFrom === 0) this.wholePassAt = Date.now();
       if (end >= pageCount) this.wholeAgain = false;
     }
     // Page 1 is left alone: it holds the database header and the schema (never a recording's
@@ -625,12 +643,15 @@ export class Scrub {
 
   /**
    * A run's last scrub, once the writers have closed (the checkpointer's 'finish'): the erasure's
-   * cut, with every page named by frames scrubbed, then what is left of a whole-file pass, up to
-   * SCRUB_FINAL_BYTES in all. Whether every page of the file is now clean (the cut made, nothing
-   * left), which the server's close then records for the next start (src/db/scrub-mark.ts).
+   * cut, with every page named by frames scrubbed, then what is left of a whole-file pass if it
+   * all fits, up to SCRUB_FINAL_BYTES in all. Whether every page of the file is now clean (the cut
+   * made, nothing left), which the server's close then records for the next start
+   * (src/db/scrub-mark.ts).
    */
   finish(): boolean {
-    return this.truncate(true, performance.now(), { bytes: SCRUB_FINAL_BYTES, whole: true }) && this.scrubber.backlog === 0;
+    // A whole-file pass is gone on with only if what is left of it fits: a part of it would be read in vain.
+    const whole = this.scrubber.backlog * this.pageSize <= SCRUB_FINAL_BYTES;
+    return this.truncate(true, performance.now(), { bytes: SCRUB_FINAL_BYTES, whole }) && this.scrubber.backlog === 0;
   }
 
   close(): void {

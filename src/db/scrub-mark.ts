@@ -1,20 +1,34 @@
 // FILE.scrubbed: a note, beside the database file, that the last `reclib serve` on it stopped with
-// every page scrubbed (src/db/page-scrub.ts), and the file's stamp then (which file, its size, when
-// it was last written). The next start takes the note (it vouches for that one start only) and
-// passes the stamp to its checkpointer thread, which skips the whole-file pass if the file still
-// has it: at 1M recordings that pass reads 2.9 GB after every start, which on a small host's disk
-// takes minutes and pushes the library's hot pages out of the OS's cache.
+// every page scrubbed (src/db/page-scrub.ts), with the file's stamp then (which file, its size,
+// when it was last written) and when a whole-file pass last went through it. The next start takes
+// the note (it vouches for that one start only) and passes it to its checkpointer thread, which
+// skips its whole-file pass if the file still has that stamp: at 1M recordings that pass reads
+// 2.9 GB after every start, which on a small host's disk takes minutes and pushes the library's
+// hot pages out of the OS's cache. Once a week the pass runs all the same (WHOLE_PASS_EVERY_MS),
+// for what a run might have missed without knowing it (page-scrub.ts, collectRestOf).
 //
-// A stop leaves the note only when its checkpointer's last pass, after the writer closed, cut the
-// WAL back with every page scrubbed, and the server's own close then removed the WAL (nobody else
-// had the file open). Anything that writes the file later (the CLI, a shell, a restore, a copy
-// over it) changes its stamp, and the next start goes through the whole file as before; so does
-// a note that is missing, unreadable or malformed. The one case a stamp cannot tell: a write by
-// another process within the few milliseconds between the close and the stamp (the kernel's file
-// times are that coarse).
+// A stop leaves the note only when (closeNoting):
+// - the checkpointer's last pass, after the writer thread closed its connection, cut the WAL back
+//   to the one frame of its own commit with every page scrubbed;
+// - nothing committed after that pass (the WAL index still shows that frame and its salts) up to
+//   the server's own TRUNCATE checkpoint, which makes the WAL start over exactly once;
+// - the close then removed the WAL (nobody else had the file open) and left the file as it was.
+// A stop that is not clean, but leaves the file exactly as the note it took (a start stopped before
+// its writer thread did anything), leaves that note again. Anything that writes the file later
+// (the CLI, a shell, a restore, a copy over it) changes its stamp, and the next start goes through
+// the whole file, as it does without a note or with one that is missing, malformed or a week old.
+// What a stamp cannot tell: a commit by another process in the microseconds between the last look
+// at the WAL index and the close, copied by that close within the same tick of the kernel's file
+// clock as the TRUNCATE's write.
 import fs from 'node:fs';
 import { writeFileAtomic } from '../files/private-files';
-import { fileStamp, type FileStamp } from './page-scrub';
+import type { Db } from './open';
+import { fileStamp, sameStamp, type ScrubbedFile } from './page-scrub';
+import { openWalIndex, settledWalPosition } from './wal-index';
+import type { WalPosition } from './checkpoint-policy';
+
+/** A whole-file pass at least this often, notes or not. */
+export const WHOLE_PASS_EVERY_MS = 7 * 24 * 3600 * 1000;
 
 /** The real file of database `db` (a symlinked --db names its target, and SQLite's -wal is beside that). */
 function realFile(db: string): string | undefined {
@@ -25,21 +39,43 @@ function realFile(db: string): string | undefined {
   }
 }
 
-/** Records that database `db`, closed, has every page scrubbed; false (and no note) if its WAL is still there. Never throws: a note not written costs a whole-file pass. */
-export function markScrubbed(db: string): boolean {
-  const real = realFile(db);
-  if (real === undefined || fs.existsSync(`${real}-wal`)) return false;
+/** Writes the note for `real` (the real file). Never throws: a note not written costs a whole-file pass. */
+function writeNote(real: string, scrubbed: ScrubbedFile): boolean {
   try {
-    const stamp = fileStamp(real);
-    writeFileAtomic(`${real}.scrubbed`, `${JSON.stringify({ note: 'reclib serve stopped with every page of this database scrubbed; its next start reads this and removes it', stamp })}\n`, { overwrite: true, durable: false });
+    const note = { note: 'reclib serve stopped with every page of this database scrubbed; its next start reads this and removes it', ...scrubbed };
+    writeFileAtomic(`${real}.scrubbed`, `${JSON.stringify(note)}\n`, { overwrite: true, durable: false });
     return true;
   } catch {
     return false;
   }
 }
 
-/** Takes (reads and removes) the note of database `db`: the stamp it vouches for, if any. Never throws. */
-export function takeScrubMark(db: string): FileStamp | undefined {
+/** Whether `real` has no WAL beside it and still has `stamp`. */
+const unchanged = (real: string, stamp: ScrubbedFile['stamp']): boolean => {
+  try {
+    return !fs.existsSync(`${real}-wal`) && sameStamp(fileStamp(real), stamp);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Notes database `db`, closed and every page of it scrubbed just now by the caller (a whole-file
+ * pass at `wholePassAt`), as a clean stop does: for a copy scrubbed by hand (the bench). False (and
+ * no note) if its WAL is there. Never throws.
+ */
+export function markScrubbed(db: string, wholePassAt = Date.now()): boolean {
+  const real = realFile(db);
+  if (real === undefined || fs.existsSync(`${real}-wal`)) return false;
+  try {
+    return writeNote(real, { stamp: fileStamp(real), wholePassAt });
+  } catch {
+    return false;
+  }
+}
+
+/** Takes (reads and removes) the note of database `db`: what it vouches for, if anything. Never throws. */
+export function takeScrubMark(db: string, now = Date.now()): ScrubbedFile | undefined {
   const real = realFile(db);
   if (real === undefined) return undefined;
   const file = `${real}.scrubbed`;
@@ -56,11 +92,49 @@ export function takeScrubMark(db: string): FileStamp | undefined {
     return undefined;
   }
   try {
-    const stamp = (JSON.parse(text) as { stamp?: Record<string, unknown> }).stamp;
-    const keys: Array<keyof FileStamp> = ['dev', 'ino', 'size', 'mtimeNs', 'ctimeNs'];
+    const { stamp, wholePassAt } = JSON.parse(text) as { stamp?: Record<string, unknown>; wholePassAt?: unknown };
+    const keys: Array<keyof ScrubbedFile['stamp']> = ['dev', 'ino', 'size', 'mtimeNs', 'ctimeNs'];
     if (!stamp || !keys.every((k) => typeof stamp[k] === 'string' && /^\d+$/.test(stamp[k] as string))) return undefined;
-    return Object.fromEntries(keys.map((k) => [k, stamp[k]])) as unknown as FileStamp;
+    if (typeof wholePassAt !== 'number' || !(Math.abs(now - wholePassAt) <= WHOLE_PASS_EVERY_MS)) return undefined;
+    return { stamp: Object.fromEntries(keys.map((k) => [k, stamp[k]])) as unknown as ScrubbedFile['stamp'], wholePassAt };
   } catch {
     return undefined;
   }
+}
+
+/** How a stop's checkpointer ended, when its last pass left every page scrubbed: the WAL at the one frame of its commit. */
+export interface CleanEnd {
+  wal: WalPosition;
+  wholePassAt: number;
+}
+
+/**
+ * The server's close of its connection `db` to database `file` (the last one of the process):
+ * the WAL copied into the file and emptied (TRUNCATE), then closed; with the note for the next
+ * start when `end` (the checkpointer's clean last pass) still holds (see the top), or when the
+ * file is still exactly as the note the start took (`taken`) said.
+ */
+export function closeNoting(db: Db, file: string, end: CleanEnd | undefined, taken: ScrubbedFile | undefined): void {
+  const real = end || taken ? realFile(file) : undefined;
+  const shm = end && real ? openWalIndex(real) : undefined;
+  const at = () => (shm === undefined ? undefined : settledWalPosition(shm));
+  // Nothing committed since the last pass: the WAL still holds its one frame.
+  const before = end && at();
+  let clean = end !== undefined && before !== undefined && before.frames === end.wal.frames && before.salt1 === end.wal.salt1 && before.salt2 === end.wal.salt2;
+  let stamp: ScrubbedFile['stamp'] | undefined;
+  try {
+    // The WAL's content goes into the database file and the WAL starts over empty, so the file
+    // alone is the whole library (a copy taken now needs no -wal beside it).
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    // It started over once, by this TRUNCATE (salt1 + 1), and nothing committed since.
+    const after = clean ? at() : undefined;
+    clean &&= after !== undefined && after.frames === 0 && after.salt1 === ((end!.wal.salt1 + 1) >>> 0);
+    if (clean) stamp = fileStamp(real!);
+  } catch {
+    // Busy (another process, e.g. the CLI, reads or writes): closing checkpoints what it can.
+    clean = false;
+  }
+  db.close();
+  if (clean && stamp && unchanged(real!, stamp)) writeNote(real!, { stamp, wholePassAt: end!.wholePassAt });
+  else if (taken && unchanged(real!, taken.stamp)) writeNote(real!, taken);
 }

@@ -3,6 +3,8 @@
 // another connection committed?) and src/db/checkpointer-worker.ts (how many frames were written?).
 // Only on Linux and macOS, where a plain read and SQLite's shared mapping see the same page cache.
 import fs from 'node:fs';
+import os from 'node:os';
+import type { WalPosition } from './checkpoint-policy';
 
 /**
  * A read-only descriptor of `dbFile`'s -shm file, or undefined (another platform, or no such
@@ -18,4 +20,47 @@ export function openWalIndex(dbFile: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The WAL index header's mxFrame and salts, read from the -shm file as src/db/commit-watch.ts
+ * reads it (a plain read sees SQLite's shared mapping on Linux and macOS; the header is in native
+ * byte order: https://sqlite.org/walformat.html); undefined elsewhere or when the file cannot be
+ * opened (the checkpointer's passes then come every everyMs only). A torn read costs the
+ * checkpointer at most one pass too many or too few; settledWalPosition() is for a caller that
+ * must not be misled.
+ */
+export function walIndexReader(fd: number | undefined): (() => WalPosition | undefined) | undefined {
+  if (fd === undefined) return undefined;
+  const header = Buffer.alloc(40);
+  const u32 = os.endianness() === 'LE' ? (at: number) => header.readUInt32LE(at) : (at: number) => header.readUInt32BE(at);
+  return () => {
+    try {
+      if (fs.readSync(fd, header, 0, 40, 0) < 40) return undefined;
+    } catch {
+      return undefined;
+    }
+    return { frames: u32(16), salt1: u32(32), salt2: u32(36) };
+  };
+}
+
+/**
+ * The WAL index header's mxFrame and salts as SQLite last wrote them whole: SQLite writes the
+ * header's two copies one after the other, so a read is taken only when both agree. The salts are
+ * read as the WAL header holds them, big-endian (the index has a copy of those bytes), so that a
+ * WAL that started over has salt1 + 1 (walRestartHdr in sqlite3.c). Undefined if they do not
+ * settle, or the file cannot be read.
+ */
+export function settledWalPosition(fd: number): WalPosition | undefined {
+  const header = Buffer.alloc(2 * 48);
+  const u32 = (at: number) => (os.endianness() === 'LE' ? header.readUInt32LE(at) : header.readUInt32BE(at));
+  for (let tries = 0; tries < 20; tries++) {
+    try {
+      if (fs.readSync(fd, header, 0, header.length, 0) < header.length) return undefined;
+    } catch {
+      return undefined;
+    }
+    if (header.compare(header, 0, 48, 48, 96) === 0) return { frames: u32(16), salt1: header.readUInt32BE(32), salt2: header.readUInt32BE(36) };
+  }
+  return undefined;
 }

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { loadConfig, testConfig } from '../../src/config';
 import { Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
 import { fileStamp } from '../../src/db/page-scrub';
-import { markScrubbed, takeScrubMark } from '../../src/db/scrub-mark';
+import { markScrubbed, takeScrubMark, WHOLE_PASS_EVERY_MS } from '../../src/db/scrub-mark';
 import type { Principal } from '../../src/permissions';
 import { openRuntime } from '../../src/runtime';
 import { startServer } from '../../src/server';
@@ -301,7 +301,7 @@ describe('deleted text is erased everywhere', () => {
           rt.services.core.db.pragma('wal_checkpoint(TRUNCATE)');
           assert.ok(stillIn(rt.file, deleted).length > 0, 'sanity: secure_delete left copies of moved rows in the file');
           // A stamp that says "clean" of a file that is not: whether the start went through the file shows.
-          rt.checkpointer.scrubbed = fileStamp(rt.file);
+          rt.checkpointer.scrubbed = { stamp: fileStamp(rt.file), wholePassAt: Date.now() };
           if (writtenSince) {
             await new Promise((r) => setTimeout(r, 20)); // past the file times' granularity
             rt.create('written after the stop', 'later');
@@ -373,7 +373,35 @@ describe('deleted text is erased everywhere', () => {
         }
       });
 
-      it('a note is not written while the WAL is there, and one that cannot be read is dropped', () => {
+      it('leaves no note when something commits after its last pass, and leaves the note it took when nothing wrote the file', async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-late-'));
+        try {
+          const file = path.join(dir, 'r.db');
+          const server = await serveOn(file);
+          // A commit in the moment between the writer thread's close (the checkpointer's last pass)
+          // and the server's own close: another process, or a retried key use of the main thread.
+          const close = server.writerThread!.close.bind(server.writerThread);
+          server.writerThread!.close = async () => {
+            const ended = await close();
+            assert.ok(ended, 'sanity: the last pass left every page scrubbed');
+            server.services.auth.createAccount('late');
+            return ended;
+          };
+          await server.close();
+          assert.ok(!fs.existsSync(`${file}.scrubbed`), 'no note for a file written after its last scrub');
+          // A start stopped before its writer thread started: the file is as the note said.
+          assert.ok(markScrubbed(file));
+          const note = fs.readFileSync(`${file}.scrubbed`, 'utf8');
+          const quick = await startServer(testConfig({ db: file, port: 0 }), () => {});
+          assert.equal(quick.writerThread!.running, false, 'sanity: stopped before its writer thread started');
+          await quick.close();
+          assert.equal(fs.readFileSync(`${file}.scrubbed`, 'utf8'), note, 'the note it took, left again');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      it('a note is not written while the WAL is there; one that cannot be read, or a week old, is dropped', () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-note-'));
         try {
           const file = path.join(dir, 'r.db');
@@ -381,11 +409,15 @@ describe('deleted text is erased everywhere', () => {
           assert.equal(markScrubbed(file), false, 'another connection has the file open');
           assert.ok(!fs.existsSync(`${file}.scrubbed`));
           services.core.db.close();
-          assert.equal(markScrubbed(file), true);
-          assert.deepEqual(takeScrubMark(file), fileStamp(file));
-          assert.equal(takeScrubMark(file), undefined, 'a note vouches for one start');
-          fs.writeFileSync(`${file}.scrubbed`, '{"stamp":{"dev":"1"}}');
-          assert.equal(takeScrubMark(file), undefined);
+          const now = Date.now();
+          assert.equal(markScrubbed(file, now), true);
+          assert.deepEqual(takeScrubMark(file, now), { stamp: fileStamp(file), wholePassAt: now });
+          assert.equal(takeScrubMark(file, now), undefined, 'a note vouches for one start');
+          assert.equal(markScrubbed(file, now - WHOLE_PASS_EVERY_MS - 1), true);
+          assert.equal(takeScrubMark(file, now), undefined, 'a whole-file pass once a week all the same');
+          assert.ok(!fs.existsSync(`${file}.scrubbed`));
+          fs.writeFileSync(`${file}.scrubbed`, `{"stamp":{"dev":"1"},"wholePassAt":${now}}`);
+          assert.equal(takeScrubMark(file, now), undefined);
           assert.ok(!fs.existsSync(`${file}.scrubbed`));
         } finally {
           fs.rmSync(dir, { recursive: true, force: true });
