@@ -9,6 +9,7 @@ import { loadConfig, testConfig } from '../../src/config';
 import { Checkpointer, type CheckpointReport } from '../../src/db/checkpointer';
 import { fileStamp } from '../../src/db/page-scrub';
 import { markScrubbed, takeScrubMark, WHOLE_PASS_EVERY_MS } from '../../src/db/scrub-mark';
+import { openSqlite } from '../../src/db/sqlite';
 import type { Principal } from '../../src/permissions';
 import { openRuntime } from '../../src/runtime';
 import { startServer } from '../../src/server';
@@ -396,6 +397,26 @@ describe('deleted text is erased everywhere', () => {
           assert.equal(quick.writerThread!.running, false, 'sanity: stopped before its writer thread started');
           await quick.close();
           assert.equal(fs.readFileSync(`${file}.scrubbed`, 'utf8'), note, 'the note it took, left again');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
+      it('leaves no note when its last pass cannot cut the WAL back (a reader of another connection holds it)', async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-reader-'));
+        try {
+          const file = path.join(dir, 'r.db');
+          const server = await serveOn(file);
+          server.services.auth.createAccount('someone');
+          const reader = openSqlite(file);
+          try {
+            reader.exec('BEGIN');
+            reader.prepare('SELECT count(*) FROM accounts').get();
+            await server.close();
+          } finally {
+            reader.close();
+          }
+          assert.ok(!fs.existsSync(`${file}.scrubbed`), 'no note while a reader held the WAL');
         } finally {
           fs.rmSync(dir, { recursive: true, force: true });
         }
