@@ -15,7 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { framesSince, passDue, TruncationPlan, type WalPosition } from './checkpoint-policy';
 import { PageScrubber, Scrub, type ScrubbedFile } from './page-scrub';
 import { openSqlite } from './sqlite';
-import { openWalIndex, settledWalPosition, walIndexReader } from './wal-index';
+import { openWalIndex, walIndexReader } from './wal-index';
 
 /** What the server passes at start. */
 export interface CheckpointerWorkerData {
@@ -211,11 +211,10 @@ function run(port: NonNullable<typeof parentPort>, data: CheckpointerWorkerData)
   const finish = (): Finished => {
     try {
       if (!scrub) truncateCheckpoint();
-      else if (scrub.finish()) {
-        // Read after the commit that cut the WAL: one frame, its own; more, and another connection committed meanwhile.
-        const wal = settledWalPosition(shm!);
+      else {
+        const wal = scrub.finish();
         const { wholePassAt } = scrub.scrubber;
-        if (wal?.frames === 1 && wholePassAt !== undefined) return { clean: true, wal, wholePassAt };
+        if (wal && wholePassAt !== undefined) return { clean: true, wal, wholePassAt };
       }
     } catch {
       // An I/O error: the next start's whole-file pass covers it.

@@ -473,6 +473,23 @@ export class PageScrubber {
   /** The generation ends here by this thread's own doing (it is about to make the WAL start over with everything copied and collected). */
   endsHere(): void {
     this.ownEnd = this.collected;
+    this.endedSalt1 = this.salt.readUInt32BE(0);
+  }
+
+  /** The first salt (big-endian) of the generation endsHere() last ended. */
+  private endedSalt1: number | undefined;
+
+  /**
+   * The WAL right after the commit that made it start over at endsHere(): the one frame of that
+   * commit, in the very next generation (walRestartHdr in sqlite3.c raises the first salt by one),
+   * with the salts read big-endian as settledWalPosition() reads them; undefined if another
+   * connection has committed, checkpointed or started the WAL over since.
+   */
+  afterCut(): { frames: number; salt1: number; salt2: number } | undefined {
+    const state = this.walState();
+    if (!state || this.endedSalt1 === undefined || state.mxFrame !== 1) return undefined;
+    const salt1 = state.salt.readUInt32BE(0);
+    return salt1 === ((this.endedSalt1 + 1) >>> 0) ? { frames: 1, salt1, salt2: state.salt.readUInt32BE(4) } : undefined;
   }
 
   /** This thread's commit may have cut the WAL file back: its size from now on is the one to compare with. */
@@ -644,14 +661,26 @@ export class Scrub {
   /**
    * A run's last scrub, once the writers have closed (the checkpointer's 'finish'): the erasure's
    * cut, with every page named by frames scrubbed, then what is left of a whole-file pass if it
-   * all fits, up to SCRUB_FINAL_BYTES in all. Whether every page of the file is now clean (the cut
-   * made, nothing left), which the server's close then records for the next start
+   * all fits, up to SCRUB_FINAL_BYTES in all. When every page of the file is now clean (the cut
+   * made, nothing left) and nothing came after the cut's commit: the WAL's position then
+   * (afterCut()), which the server's close checks and records for the next start
    * (src/db/scrub-mark.ts).
    */
-  finish(): boolean {
+  finish(): { frames: number; salt1: number; salt2: number } | undefined {
     // A whole-file pass is gone on with only if what is left of it fits: a part of it would be read in vain.
     const whole = this.scrubber.backlog * this.pageSize <= SCRUB_FINAL_BYTES;
-    return this.truncate(true, performance.now(), { bytes: SCRUB_FINAL_BYTES, whole }) && this.scrubber.backlog === 0;
+    try {
+      // A WAL without a frame (none written since it was made) would not start over at the cut's
+      // commit but take new random salts, which afterCut() could not tell from another
+      // connection's start-over: a commit of nothing gives it a frame first.
+      this.underWriteLock(() => {
+        if (this.scrubber.collect()?.mxFrame === 0) this.touch();
+      });
+    } catch {
+      return undefined;
+    }
+    if (!this.truncate(true, performance.now(), { bytes: SCRUB_FINAL_BYTES, whole }) || this.scrubber.backlog !== 0) return undefined;
+    return this.scrubber.afterCut();
   }
 
   close(): void {

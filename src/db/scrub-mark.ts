@@ -9,17 +9,20 @@
 //
 // A stop leaves the note only when (closeNoting):
 // - the checkpointer's last pass, after the writer thread closed its connection, cut the WAL back
-//   to the one frame of its own commit with every page scrubbed;
-// - nothing committed after that pass (the WAL index still shows that frame and its salts) up to
-//   the server's own TRUNCATE checkpoint, which makes the WAL start over exactly once;
-// - the close then removed the WAL (nobody else had the file open) and left the file as it was.
+//   to the one frame of its own commit, in the next generation, with every page scrubbed
+//   (PageScrubber.afterCut);
+// - nothing committed after that pass up to the server's own TRUNCATE checkpoint (the WAL index
+//   still shows that frame and its salts, and the connection's data_version has not moved), and
+//   the TRUNCATE made the WAL start over exactly once;
+// - the close then removed the WAL (nobody else had the file open) and left the file as it was;
+// - the note is written in a later tick of the kernel's file clock than the file's last write.
 // A stop that is not clean, but leaves the file exactly as the note it took (a start stopped before
 // its writer thread did anything), leaves that note again. Anything that writes the file later
 // (the CLI, a shell, a restore, a copy over it) changes its stamp, and the next start goes through
 // the whole file, as it does without a note or with one that is missing, malformed or a week old.
-// What a stamp cannot tell: a commit by another process in the microseconds between the last look
-// at the WAL index and the close, copied by that close within the same tick of the kernel's file
-// clock as the TRUNCATE's write.
+// What a stamp cannot tell: a write to the file right after the TRUNCATE's, within the same tick
+// of the file clock (another process's commit in the microseconds before the close, which the
+// close then copies).
 import fs from 'node:fs';
 import { writeFileAtomic } from '../files/private-files';
 import type { Db } from './open';
@@ -108,6 +111,34 @@ export interface CleanEnd {
   wholePassAt: number;
 }
 
+/** The same WAL position (frames and both salts). */
+const samePosition = (a: WalPosition, b: WalPosition): boolean => a.frames === b.frames && a.salt1 === b.salt1 && a.salt2 === b.salt2;
+
+/** Blocks for `ms` (a stop's last few milliseconds; nothing else runs by then). */
+const sleepSync = (ms: number) => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Writes the note of a file stamped at its last write, once the file clock has moved past that
+ * write's tick, and keeps it only if the note's own time is later and the file is still as
+ * stamped: any later write to the file then has a later time than the stamp. The kernel's file
+ * clock ticks every few milliseconds at worst on Linux (FAT's is 2 s: there the note is dropped).
+ */
+function noteAfterItsTick(real: string, scrubbed: ScrubbedFile): void {
+  const lastWriteMs = Number(BigInt(scrubbed.stamp.mtimeNs) / 1_000_000n);
+  const wait = lastWriteMs + FILE_CLOCK_TICK_MS - Date.now();
+  if (wait > 0) sleepSync(Math.min(wait, FILE_CLOCK_TICK_MS));
+  if (!writeNote(real, scrubbed)) return;
+  try {
+    if (fs.statSync(`${real}.scrubbed`, { bigint: true }).mtimeNs > BigInt(scrubbed.stamp.mtimeNs) && unchanged(real, scrubbed.stamp)) return;
+  } catch {
+    // Unreadable: dropped.
+  }
+  fs.rmSync(`${real}.scrubbed`, { force: true });
+}
+
+/** Longer than a tick of the kernel's file clock (a jiffy: 10 ms at HZ=100) with some margin. */
+const FILE_CLOCK_TICK_MS = 12;
+
 /**
  * The server's close of its connection `db` to database `file` (the last one of the process):
  * the WAL copied into the file and emptied (TRUNCATE), then closed; with the note for the next
@@ -118,23 +149,35 @@ export function closeNoting(db: Db, file: string, end: CleanEnd | undefined, tak
   const real = end || taken ? realFile(file) : undefined;
   const shm = end && real ? openWalIndex(real) : undefined;
   const at = () => (shm === undefined ? undefined : settledWalPosition(shm));
-  // Nothing committed since the last pass: the WAL still holds its one frame.
-  const before = end && at();
-  let clean = end !== undefined && before !== undefined && before.frames === end.wal.frames && before.salt1 === end.wal.salt1 && before.salt2 === end.wal.salt2;
+  // Commits of other connections this one has seen (it starts a read of its own).
+  const dataVersion = () => db.pragma('data_version', { simple: true }) as number;
+  let clean = false;
   let stamp: ScrubbedFile['stamp'] | undefined;
   try {
+    let version: number | undefined;
+    if (end && shm !== undefined) {
+      version = dataVersion();
+      // Nothing committed since the last pass: the WAL still holds its one frame.
+      const before = at();
+      clean = before !== undefined && samePosition(before, end.wal);
+    }
     // The WAL's content goes into the database file and the WAL starts over empty, so the file
-    // alone is the whole library (a copy taken now needs no -wal beside it).
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    // It started over once, by this TRUNCATE (salt1 + 1), and nothing committed since.
-    const after = clean ? at() : undefined;
-    clean &&= after !== undefined && after.frames === 0 && after.salt1 === ((end!.wal.salt1 + 1) >>> 0);
+    // alone is the whole library (a copy taken now needs no -wal beside it). Busy (another
+    // process, e.g. the CLI, reads or writes), it says so after busy_timeout: closing then
+    // checkpoints what it can.
+    const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    if (clean) {
+      // Everything copied and the WAL started over exactly once, by this TRUNCATE (salt1 + 1);
+      // and no other connection committed between the look above and the TRUNCATE, which would
+      // have copied that commit unseen (this connection's data_version would have moved).
+      const after = at();
+      clean = r?.busy === 0 && after?.frames === 0 && after.salt1 === ((end!.wal.salt1 + 1) >>> 0) && dataVersion() === version;
+    }
     if (clean) stamp = fileStamp(real!);
   } catch {
-    // Busy (another process, e.g. the CLI, reads or writes): closing checkpoints what it can.
     clean = false;
   }
   db.close();
-  if (clean && stamp && unchanged(real!, stamp)) writeNote(real!, { stamp, wholePassAt: end!.wholePassAt });
+  if (clean && stamp && unchanged(real!, stamp)) noteAfterItsTick(real!, { stamp, wholePassAt: end!.wholePassAt });
   else if (taken && unchanged(real!, taken.stamp)) writeNote(real!, taken);
 }

@@ -402,6 +402,28 @@ describe('deleted text is erased everywhere', () => {
         }
       });
 
+      it("leaves no note when another connection commits just before the server's own TRUNCATE (which would copy it unseen)", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-gap-'));
+        try {
+          const file = path.join(dir, 'r.db');
+          const server = await serveOn(file);
+          const { db } = server.services.core;
+          const pragma = db.pragma.bind(db);
+          db.pragma = ((source: string, options?: object) => {
+            if (source === 'wal_checkpoint(TRUNCATE)') {
+              const other = openSqlite(file);
+              other.pragma('user_version = 7');
+              other.close();
+            }
+            return pragma(source, options as never);
+          }) as typeof db.pragma;
+          await server.close();
+          assert.ok(!fs.existsSync(`${file}.scrubbed`), 'no note for a file another connection wrote after the last look');
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      });
+
       it('leaves no note when its last pass cannot cut the WAL back (a reader of another connection holds it)', async () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-reader-'));
         try {
