@@ -12,7 +12,7 @@
 import type { Worker as Thread } from 'node:worker_threads';
 import type { Config } from './config';
 import { fileIdentity, type FileIdentity } from './db/open';
-import type { Finished } from './db/checkpointer';
+import type { CleanEnd } from './db/checkpointer';
 import type { ScrubbedFile } from './db/page-scrub';
 import type { WriteHealthStatus } from './db/write-health';
 import type { DeliveryReport } from './delivery/scheduler';
@@ -59,10 +59,7 @@ export type FromWriter =
   | { type: 'ready'; workers: string[] }
   | { type: 'stopped' }
   /** The thread's last message: with `scrubbed` when its checkpointer's last pass, after its connection closed, left every page of the file scrubbed. */
-  | { type: 'closed'; scrubbed?: ScrubbedEnd };
-
-/** A last pass that left every page scrubbed (Finished, clean). */
-export type ScrubbedEnd = Extract<Finished, { clean: true }>;
+  | { type: 'closed'; scrubbed?: CleanEnd };
 
 export interface WriterThreadHooks {
   /** The writer committed (posted at most once per turn of its event loop). */
@@ -279,13 +276,13 @@ export class WriterThread implements Worker, WriteForwarder {
   }
 
   /** From the thread's last message: its checkpointer's last pass left every page of the file scrubbed. */
-  private scrubbed: ScrubbedEnd | undefined;
+  private scrubbed: CleanEnd | undefined;
 
   /**
    * After the last request: the thread closes its connection and ends (terminated if it takes too
    * long). How its checkpointer's last pass ended, when it left every page of the file scrubbed.
    */
-  async close(): Promise<ScrubbedEnd | undefined> {
+  async close(): Promise<CleanEnd | undefined> {
     this.closing = true;
     this.deferred = false;
     clearTimeout(this.startTimer);

@@ -47,7 +47,8 @@ export interface CheckpointerWorkerData {
  * one frame of its own commit (`wal`: the server's close checks that nothing committed since),
  * and when a whole-file pass last went through the file; or not clean.
  */
-export type Finished = { clean: false } | { clean: true; wal: WalPosition; wholePassAt: number };
+export type Finished = { clean: false } | CleanEnd;
+export type CleanEnd = { clean: true; wal: WalPosition; wholePassAt: number };
 
 /**
  * What the server may send: a delete committed; the server stops; or the writers have closed and

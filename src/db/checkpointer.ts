@@ -59,7 +59,7 @@ import type { CheckpointerCommand, CheckpointerWorkerData, CheckpointReport, Fin
 import { WAL_AUTOCHECKPOINT_BYTES, WAL_SIZE_LIMIT, walPages, type Db } from './open';
 import type { ScrubbedFile } from './page-scrub';
 
-export type { CheckpointReport, Finished } from './checkpointer-worker';
+export type { CheckpointReport, CleanEnd, Finished } from './checkpointer-worker';
 
 export const CHECKPOINT_EVERY_MS = 100;
 /** A pass sooner once this many frames (~2 MB of 4 KB pages) were written since the last (checkpoint-policy.ts passDue says why). */

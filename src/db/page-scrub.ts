@@ -20,7 +20,9 @@
 // pointer maps, 2^24 pages and more) are left alone: pageGeometry().
 import fs from 'node:fs';
 import os from 'node:os';
+import type { WalPosition } from './checkpoint-policy';
 import type { openSqlite } from './sqlite';
+import { readSettledIndex } from './wal-index';
 
 /** A connection as the checkpointer thread opens one. */
 type Connection = ReturnType<typeof openSqlite>;
@@ -163,8 +165,7 @@ const FRAME_HEADER_BYTES = 24;
 export const walOfOneFrame = (pageSize: number): number => WAL_HEADER_BYTES + FRAME_HEADER_BYTES + pageSize;
 /** Where the salts are in a frame header. */
 const FRAME_SALT_AT = 8;
-/** The WAL index (-shm) header: two copies of 48 bytes, then the checkpoint's nBackfill (native byte order). */
-const INDEX_HEADER_BYTES = 48;
+/** The WAL index (-shm) header: two copies of 48 bytes (wal-index.ts reads them), then the checkpoint's nBackfill (native byte order). */
 const INDEX_MX_FRAME_AT = 16;
 const INDEX_SALT_AT = 32;
 const INDEX_BACKFILL_AT = 96;
@@ -307,17 +308,9 @@ export class PageScrubber {
 
   /** The WAL index's header, read until both copies agree (SQLite writes them one after the other). */
   private walState(): WalState | undefined {
-    for (let tries = 0; tries < 20; tries++) {
-      try {
-        if (fs.readSync(this.shm, this.index, 0, this.index.length, 0) < this.index.length) return undefined;
-      } catch {
-        return undefined;
-      }
-      if (this.index.compare(this.index, 0, INDEX_HEADER_BYTES, INDEX_HEADER_BYTES, 2 * INDEX_HEADER_BYTES) !== 0) continue;
-      const u32 = (at: number) => (os.endianness() === 'LE' ? this.index.readUInt32LE(at) : this.index.readUInt32BE(at));
-      return { mxFrame: u32(INDEX_MX_FRAME_AT), backfilled: u32(INDEX_BACKFILL_AT), salt: Buffer.from(this.index.subarray(INDEX_SALT_AT, INDEX_SALT_AT + 8)) };
-    }
-    return undefined;
+    if (!readSettledIndex(this.shm, this.index)) return undefined;
+    const u32 = (at: number) => (os.endianness() === 'LE' ? this.index.readUInt32LE(at) : this.index.readUInt32BE(at));
+    return { mxFrame: u32(INDEX_MX_FRAME_AT), backfilled: u32(INDEX_BACKFILL_AT), salt: Buffer.from(this.index.subarray(INDEX_SALT_AT, INDEX_SALT_AT + 8)) };
   }
 
   private walFd(): number | undefined {
@@ -485,7 +478,7 @@ export class PageScrubber {
    * with the salts read big-endian as settledWalPosition() reads them; undefined if another
    * connection has committed, checkpointed or started the WAL over since.
    */
-  afterCut(): { frames: number; salt1: number; salt2: number } | undefined {
+  afterCut(): WalPosition | undefined {
     const state = this.walState();
     if (!state || this.endedSalt1 === undefined || state.mxFrame !== 1) return undefined;
     const salt1 = state.salt.readUInt32BE(0);
@@ -666,7 +659,7 @@ export class Scrub {
    * (afterCut()), which the server's close checks and records for the next start
    * (src/db/scrub-mark.ts).
    */
-  finish(): { frames: number; salt1: number; salt2: number } | undefined {
+  finish(): WalPosition | undefined {
     // A whole-file pass is gone on with only if what is left of it fits: a part of it would be read in vain.
     const whole = this.scrubber.backlog * this.pageSize <= SCRUB_FINAL_BYTES;
     try {

@@ -29,6 +29,7 @@ import type { Db } from './open';
 import { fileStamp, sameStamp, type ScrubbedFile } from './page-scrub';
 import { openWalIndex, settledWalPosition } from './wal-index';
 import type { WalPosition } from './checkpoint-policy';
+import type { CleanEnd } from './checkpointer-worker';
 
 /** A whole-file pass at least this often, notes or not. */
 export const WHOLE_PASS_EVERY_MS = 7 * 24 * 3600 * 1000;
@@ -105,14 +106,11 @@ export function takeScrubMark(db: string, now = Date.now()): ScrubbedFile | unde
   }
 }
 
-/** How a stop's checkpointer ended, when its last pass left every page scrubbed: the WAL at the one frame of its commit. */
-export interface CleanEnd {
-  wal: WalPosition;
-  wholePassAt: number;
-}
-
 /** The same WAL position (frames and both salts). */
 const samePosition = (a: WalPosition, b: WalPosition): boolean => a.frames === b.frames && a.salt1 === b.salt1 && a.salt2 === b.salt2;
+
+/** Longer than a tick of the kernel's file clock (a jiffy: 10 ms at HZ=100) with some margin. */
+const FILE_CLOCK_TICK_MS = 12;
 
 /** Blocks for `ms` (a stop's last few milliseconds; nothing else runs by then). */
 const sleepSync = (ms: number) => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -135,9 +133,6 @@ function noteAfterItsTick(real: string, scrubbed: ScrubbedFile): void {
   }
   fs.rmSync(`${real}.scrubbed`, { force: true });
 }
-
-/** Longer than a tick of the kernel's file clock (a jiffy: 10 ms at HZ=100) with some margin. */
-const FILE_CLOCK_TICK_MS = 12;
 
 /**
  * The server's close of its connection `db` to database `file` (the last one of the process):

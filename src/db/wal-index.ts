@@ -44,23 +44,35 @@ export function walIndexReader(fd: number | undefined): (() => WalPosition | und
   };
 }
 
+/** The WAL index header: two copies of 48 bytes (https://sqlite.org/walformat.html). */
+const INDEX_HEADER_BYTES = 48;
+
 /**
- * The WAL index header's mxFrame and salts as SQLite last wrote them whole: SQLite writes the
- * header's two copies one after the other, so a read is taken only when both agree. The salts are
- * read as the WAL header holds them, big-endian (the index has a copy of those bytes), so that a
- * WAL that started over has salt1 + 1 (walRestartHdr in sqlite3.c). Undefined if they do not
- * settle, or the file cannot be read.
+ * Reads the start of the WAL index into `into` (at least both header copies) as SQLite last wrote
+ * the header whole: SQLite writes its two copies one after the other, so a read is taken only when
+ * both agree. False if they do not settle, or the file cannot be read.
  */
-export function settledWalPosition(fd: number): WalPosition | undefined {
-  const header = Buffer.alloc(2 * 48);
-  const u32 = (at: number) => (os.endianness() === 'LE' ? header.readUInt32LE(at) : header.readUInt32BE(at));
+export function readSettledIndex(fd: number, into: Buffer): boolean {
   for (let tries = 0; tries < 20; tries++) {
     try {
-      if (fs.readSync(fd, header, 0, header.length, 0) < header.length) return undefined;
+      if (fs.readSync(fd, into, 0, into.length, 0) < into.length) return false;
     } catch {
-      return undefined;
+      return false;
     }
-    if (header.compare(header, 0, 48, 48, 96) === 0) return { frames: u32(16), salt1: header.readUInt32BE(32), salt2: header.readUInt32BE(36) };
+    if (into.compare(into, 0, INDEX_HEADER_BYTES, INDEX_HEADER_BYTES, 2 * INDEX_HEADER_BYTES) === 0) return true;
   }
-  return undefined;
+  return false;
+}
+
+/**
+ * The WAL index header's mxFrame and salts as SQLite last wrote them whole (readSettledIndex). The
+ * salts are read as the WAL header holds them, big-endian (the index has a copy of those bytes), so
+ * that a WAL that started over has salt1 + 1 (walRestartHdr in sqlite3.c). Undefined if the header
+ * does not settle, or the file cannot be read.
+ */
+export function settledWalPosition(fd: number): WalPosition | undefined {
+  const header = Buffer.alloc(2 * INDEX_HEADER_BYTES);
+  if (!readSettledIndex(fd, header)) return undefined;
+  const frames = os.endianness() === 'LE' ? header.readUInt32LE(16) : header.readUInt32BE(16);
+  return { frames, salt1: header.readUInt32BE(32), salt2: header.readUInt32BE(36) };
 }

@@ -318,6 +318,16 @@ describe('deleted text is erased everywhere', () => {
     });
 
     describe('a stop of serve', () => {
+      /** `test` with the path of a database file in a fresh folder, removed afterwards. */
+      const inFolder = async (prefix: string, test: (file: string) => Promise<void>) => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+        try {
+          await test(path.join(dir, 'r.db'));
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      };
+
       /** serve on `file` (durability normal: these write thousands of times, and cut no power), its writer thread ready. */
       const serveOn = async (file: string) => {
         const server = await startServer(testConfig({ db: file, port: 0, durability: 'normal' }), () => {});
@@ -326,9 +336,7 @@ describe('deleted text is erased everywhere', () => {
       };
 
       it('scrubs what the last writes left, and notes for the next start that the file is clean', async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-stop-'));
-        try {
-          const file = path.join(dir, 'r.db');
+        await inFolder('reclib-erase-stop-', async (file) => {
           const server = await serveOn(file);
           // Written on the main thread's connection right before the stop: the checkpointer's own
           // slices (at quiet passes) have no time for them. Without its autocheckpoint, as serve's
@@ -346,15 +354,11 @@ describe('deleted text is erased everywhere', () => {
           assert.ok(!fs.existsSync(`${file}.scrubbed`), 'the next start takes the note');
           await again.close();
           assert.ok(fs.existsSync(`${file}.scrubbed`), 'and a clean stop leaves it again');
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        });
       });
 
       it('the next start goes through the whole file only without a note its file matches', async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-note-'));
-        try {
-          const file = path.join(dir, 'r.db');
+        await inFolder('reclib-erase-note-', async (file) => {
           const services = openRuntime(loadConfig({ db: file, durability: 'normal' }, {}));
           const deleted = moveAndDeleteWith(services, writerOf(services));
           services.core.db.close(); // the last connection: the WAL is copied and removed
@@ -369,15 +373,11 @@ describe('deleted text is erased everywhere', () => {
           const plain = await serveOn(file);
           await plain.close();
           assert.deepEqual(stillIn(file, deleted), [], 'without it, the start goes through the whole file (by the stop at the latest)');
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        });
       });
 
       it('leaves no note when something commits after its last pass, and leaves the note it took when nothing wrote the file', async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-late-'));
-        try {
-          const file = path.join(dir, 'r.db');
+        await inFolder('reclib-erase-late-', async (file) => {
           const server = await serveOn(file);
           // A commit in the moment between the writer thread's close (the checkpointer's last pass)
           // and the server's own close: another process, or a retried key use of the main thread.
@@ -397,15 +397,11 @@ describe('deleted text is erased everywhere', () => {
           assert.equal(quick.writerThread!.running, false, 'sanity: stopped before its writer thread started');
           await quick.close();
           assert.equal(fs.readFileSync(`${file}.scrubbed`, 'utf8'), note, 'the note it took, left again');
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        });
       });
 
       it("leaves no note when another connection commits just before the server's own TRUNCATE (which would copy it unseen)", async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-gap-'));
-        try {
-          const file = path.join(dir, 'r.db');
+        await inFolder('reclib-erase-gap-', async (file) => {
           const server = await serveOn(file);
           const { db } = server.services.core;
           const pragma = db.pragma.bind(db);
@@ -419,15 +415,11 @@ describe('deleted text is erased everywhere', () => {
           }) as typeof db.pragma;
           await server.close();
           assert.ok(!fs.existsSync(`${file}.scrubbed`), 'no note for a file another connection wrote after the last look');
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        });
       });
 
       it('leaves no note when its last pass cannot cut the WAL back (a reader of another connection holds it)', async () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-reader-'));
-        try {
-          const file = path.join(dir, 'r.db');
+        await inFolder('reclib-erase-reader-', async (file) => {
           const server = await serveOn(file);
           server.services.auth.createAccount('someone');
           const reader = openSqlite(file);
@@ -439,15 +431,11 @@ describe('deleted text is erased everywhere', () => {
             reader.close();
           }
           assert.ok(!fs.existsSync(`${file}.scrubbed`), 'no note while a reader held the WAL');
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        });
       });
 
-      it('a note is not written while the WAL is there; one that cannot be read, or a week old, is dropped', () => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reclib-erase-note-'));
-        try {
-          const file = path.join(dir, 'r.db');
+      it('a note is not written while the WAL is there; one that cannot be read, or a week old, is dropped', async () => {
+        await inFolder('reclib-erase-note-', async (file) => {
           const services = openRuntime(loadConfig({ db: file }, {}));
           assert.equal(markScrubbed(file), false, 'another connection has the file open');
           assert.ok(!fs.existsSync(`${file}.scrubbed`));
@@ -462,9 +450,7 @@ describe('deleted text is erased everywhere', () => {
           fs.writeFileSync(`${file}.scrubbed`, `{"stamp":{"dev":"1"},"wholePassAt":${now}}`);
           assert.equal(takeScrubMark(file, now), undefined);
           assert.ok(!fs.existsSync(`${file}.scrubbed`));
-        } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
-        }
+        });
       });
     });
   });
