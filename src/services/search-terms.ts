@@ -110,6 +110,8 @@ export class WitnessText {
   private readonly lower: [string, string];
   private forms: Set<string> | undefined;
   private budget: number;
+  /** Whether title and transcript are ASCII: then every form is a word as it stands. */
+  private ascii: boolean | undefined;
 
   constructor(private readonly text: { title: string; transcript: string }) {
     this.lower = [text.title.toLowerCase(), text.transcript.toLowerCase()];
@@ -120,7 +122,8 @@ export class WitnessText {
     if (this.forms === undefined && this.budget > 0 && form !== '' && !WORD_SEPARATORS.test(form)) {
       this.budget -= this.lower[0].length + this.lower[1].length + 2;
       if (hasWord(this.lower[0], form) || hasWord(this.lower[1], form)) return true;
-      if (!NON_ASCII.test(this.text.title) && !NON_ASCII.test(this.text.transcript)) return false;
+      this.ascii ??= !NON_ASCII.test(this.text.title) && !NON_ASCII.test(this.text.transcript);
+      if (this.ascii) return false;
     }
     this.forms ??= formsOf(this.text.title, this.text.transcript);
     return this.forms.has(form);
