@@ -21,6 +21,46 @@ export interface CachedCorpus {
   reused: boolean;
 }
 
+/**
+ * One benchmark at a time on this checkout: `npm run bench` and `bench:create-ab` pin the same two
+ * cores and share the run copies under bench/.cache/run/, so a second run would measure the first
+ * and delete its copy under it (a run's cleanup removes run-<size>.db). Takes bench/.cache/bench.lock
+ * (the holder's pid) for this process's life; a lock whose process is gone is taken over.
+ */
+export function holdBenchLock(): void {
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  const file = path.join(CACHE_DIR, 'bench.lock');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+      const holder = Number(fs.readFileSync(file, 'utf8'));
+      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
+        throw new Error(`another benchmark (pid ${holder}) is running on this checkout: two at once share the cores and the run copies (${path.relative(ROOT, file)})`);
+      }
+      fs.rmSync(file, { force: true }); // left by a run that was killed
+    }
+  }
+  process.once('exit', () => {
+    try {
+      if (fs.readFileSync(file, 'utf8') === String(process.pid)) fs.rmSync(file, { force: true });
+    } catch {
+      // already gone
+    }
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 const removeDb = (file: string) => {
   for (const suffix of ['', '-wal', '-shm', '.secret', '.scrubbed']) fs.rmSync(file + suffix, { force: true });
 };

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CACHE_DIR, scrubOnce } from './cache';
+import { CACHE_DIR, holdBenchLock, scrubOnce } from './cache';
 import { cli, load, LOADER_CORE, ROOT, SERVER_CORE, SERVER_NODE_FLAGS } from './processes';
 import { median } from './stats';
 
@@ -35,6 +35,7 @@ const source = path.join(CACHE_DIR, corpus);
 const { accountId } = JSON.parse(fs.readFileSync(source.replace(/\.db$/, '.json'), 'utf8')) as { accountId: string };
 const bodies = opt.shape === 'get' ? source.replace(/\.db$/, '.ids.json') : path.join(CACHE_DIR, opt.shape === 'device' ? 'create-bodies.json' : 'create-import-bodies.json');
 if (!fs.existsSync(bodies)) throw new Error(`${bodies} is missing: npm run bench writes it`);
+holdBenchLock();
 const db = path.join(CACHE_DIR, 'run', 'create-ab.db');
 fs.mkdirSync(path.dirname(db), { recursive: true });
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqlite } from '../src/db/sqlite';
-import { CACHE_DIR, ensureCorpus, fsyncFile, noteScrubbed, runCopy } from './cache';
+import { CACHE_DIR, ensureCorpus, fsyncFile, holdBenchLock, noteScrubbed, runCopy } from './cache';
 import { diskTarget, diskText, measureDisk } from './disk';
 import { measureColdStart, type ColdStartResult } from './cold-start';
 import { measureDurability, type DurabilityResults } from './durability';
@@ -104,6 +104,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 
 async function main() {
   const t0 = Date.now();
+  holdBenchLock();
   log('building dist/reclib.cjs…');
   await build();
   const corpus = await ensureCorpus(size, opt.reseed, log);
