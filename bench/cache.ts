@@ -30,18 +30,33 @@ export interface CachedCorpus {
 export function holdBenchLock(): void {
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const file = path.join(CACHE_DIR, 'bench.lock');
-  for (let attempt = 0; ; attempt++) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
-      const holder = Number(fs.readFileSync(file, 'utf8'));
-      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
-        throw new Error(`another benchmark (pid ${holder}) is running on this checkout: two at once share the cores and the run copies (${path.relative(ROOT, file)})`);
+  // Written whole under another name, then linked into place: a reader never sees it half-written.
+  const mine = `${file}.${process.pid}`;
+  fs.writeFileSync(mine, String(process.pid));
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        fs.linkSync(mine, file);
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw e;
+      }
+      let holder: number;
+      try {
+        holder = Number(fs.readFileSync(file, 'utf8'));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
+        throw e;
+      }
+      if (!Number.isInteger(holder) || holder <= 0 || alive(holder)) {
+        throw new Error(
+          `another benchmark (pid ${holder}) is running on this checkout: two at once share the cores and the run copies (${path.relative(ROOT, file)}; remove it if no benchmark runs)`,
+        );
       }
       fs.rmSync(file, { force: true }); // left by a run that was killed
     }
+  } finally {
+    fs.rmSync(mine, { force: true });
   }
   process.once('exit', () => {
     try {

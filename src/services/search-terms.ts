@@ -87,10 +87,24 @@ function codePointBefore(s: string, i: number): number | undefined {
   return low;
 }
 
-/** Whether the lower-cased text has `form` as a whole word: an occurrence with no word character on either side. */
+/** A run of word characters, from lastIndex (sticky). */
+const WORD_RUN = /[\p{L}\p{N}\p{M}\p{Co}]*/uy;
+
+/**
+ * Whether the lower-cased text has `form` (word characters only) as a whole word: an occurrence
+ * with no word character on either side. An occurrence that fails lies inside a longer word, and
+ * so would every later one starting in that word: the search goes on after the word's end, so a
+ * call reads the text about once however often the form occurs inside words ("a" × 30,000 in
+ * "a" × 60,000 took a second when each occurrence was tried).
+ */
 function hasWord(lower: string, form: string): boolean {
-  for (let at = lower.indexOf(form); at !== -1; at = lower.indexOf(form, at + 1)) {
-    if (!isWordChar(codePointBefore(lower, at)) && !isWordChar(lower.codePointAt(at + form.length))) return true;
+  let at = lower.indexOf(form);
+  while (at !== -1) {
+    const end = at + form.length;
+    if (!isWordChar(codePointBefore(lower, at)) && !isWordChar(lower.codePointAt(end))) return true;
+    WORD_RUN.lastIndex = end;
+    WORD_RUN.exec(lower);
+    at = lower.indexOf(form, Math.max(WORD_RUN.lastIndex, end));
   }
   return false;
 }
@@ -278,7 +292,7 @@ export class SearchTerms {
 
   /**
    * Whether the form's witness is live and its text (as it is now, in this transaction) still has
-   * the form; if not, the witness is dropped. `read` keeps the forms of the rows read in one call.
+   * the form; if not, the witness is dropped. `read` keeps the text of each row read in one call.
    */
   private witnessed(form: string, read: Map<number, WitnessText | null>): boolean {
     const seq = this.witnesses.get(form);

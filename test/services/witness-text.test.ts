@@ -52,6 +52,27 @@ describe('a witness text answers for a word form as the set of its forms does', 
     assert.equal(w('a b').has('a b'), false, 'a form with a separator is no word');
   });
 
+  it('a form found again and again inside longer words is searched for after each word, not at each place it occurs', () => {
+    const indexOf = String.prototype.indexOf;
+    let searches = 0;
+    String.prototype.indexOf = function (this: string, ...args: Parameters<string['indexOf']>) {
+      searches++;
+      return indexOf.apply(this, args);
+    };
+    try {
+      const a = 'a'.repeat(60_000);
+      assert.equal(new WitnessText({ title: '', transcript: a }).has('a'.repeat(30_000)), false);
+      assert.ok(searches <= 4, `${searches} searches of the text, not one per place the form occurs in the word`);
+      searches = 0;
+      const words = Array.from({ length: 2_000 }, (_, i) => `xaa${i}y`).join(' ');
+      assert.equal(new WitnessText({ title: words, transcript: `é ${words}` }).has('aa'), false);
+      assert.equal(new WitnessText({ title: words, transcript: `${words} aa` }).has('aa'), true);
+      assert.ok(searches <= 2 * 2 * 2_001 + 4, `${searches} searches: at most one per word`);
+    } finally {
+      String.prototype.indexOf = indexOf;
+    }
+  });
+
   it('a long text asked about many forms is answered from its set once searching costs more', () => {
     const words = Array.from({ length: 400 }, (_, i) => `w${i}`);
     const witness = new WitnessText({ title: '', transcript: words.join(' ') });
