@@ -50,7 +50,7 @@ export function holdBenchLock(): void {
       }
       if (!Number.isInteger(holder) || holder <= 0 || alive(holder)) {
         throw new Error(
-          `another benchmark (pid ${holder}) is running on this checkout: two at once share the cores and the run copies (${path.relative(ROOT, file)}; remove it if no benchmark runs)`,
+          `another benchmark (${holder > 0 ? `pid ${holder}` : 'its pid unreadable'}) is running on this checkout: two at once share the cores and the run copies (${path.relative(ROOT, file)}; remove it if no benchmark runs)`,
         );
       }
       fs.rmSync(file, { force: true }); // left by a run that was killed
