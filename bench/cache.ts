@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pageGeometry, scrubPages } from '../src/db/page-scrub';
 import { markScrubbed } from '../src/db/scrub-mark';
+import { holdServeLock, ServeLockedError, type ServeLock } from '../src/db/serve-lock';
 import { openSqlite } from '../src/db/sqlite';
 import { GENERATOR_VERSION } from './corpus';
 import { ROOT } from './processes';
@@ -21,58 +22,22 @@ export interface CachedCorpus {
   reused: boolean;
 }
 
+/** Kept for the process's life: a lock's connection that is collected lets go of the lock. */
+let benchLock: ServeLock | undefined;
+
 /**
  * One benchmark at a time on this checkout: `npm run bench` and `bench:create-ab` pin the same two
  * cores and share the run copies under bench/.cache/run/, so a second run would measure the first
- * and delete its copy under it (a run's cleanup removes run-<size>.db). Takes bench/.cache/bench.lock
- * (the holder's pid) for this process's life; a lock whose process is gone is taken over.
+ * and delete its copy under it (a run's cleanup removes run-<size>.db). Held for this process's
+ * life with the server's own lock (src/db/serve-lock.ts, on bench/.cache/bench.serve-lock), which
+ * the kernel drops however the process ends.
  */
 export function holdBenchLock(): void {
-  fs.mkdirSync(CACHE_DIR, { recursive: true });
-  const file = path.join(CACHE_DIR, 'bench.lock');
-  // Written whole under another name, then linked into place: a reader never sees it half-written.
-  const mine = `${file}.${process.pid}`;
-  fs.writeFileSync(mine, String(process.pid));
   try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        fs.linkSync(mine, file);
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw e;
-      }
-      let holder: number;
-      try {
-        holder = Number(fs.readFileSync(file, 'utf8'));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile
-        throw e;
-      }
-      if (!Number.isInteger(holder) || holder <= 0 || alive(holder)) {
-        throw new Error(
-          `another benchmark (${holder > 0 ? `pid ${holder}` : 'its pid unreadable'}) is running on this checkout: two at once share the cores and the run copies (${path.relative(ROOT, file)}; remove it if no benchmark runs)`,
-        );
-      }
-      fs.rmSync(file, { force: true }); // left by a run that was killed
-    }
-  } finally {
-    fs.rmSync(mine, { force: true });
-  }
-  process.once('exit', () => {
-    try {
-      if (fs.readFileSync(file, 'utf8') === String(process.pid)) fs.rmSync(file, { force: true });
-    } catch {
-      // already gone
-    }
-  });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
+    benchLock = holdServeLock(path.join(CACHE_DIR, 'bench'));
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if (!(e instanceof ServeLockedError)) throw e;
+    throw new Error('another benchmark is running on this checkout: two at once share the cores and the run copies');
   }
 }
 

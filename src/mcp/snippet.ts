@@ -1,7 +1,7 @@
 // The short excerpt an MCP listing shows per recording, so an assistant can judge a result without
 // fetching it. For a search it is cut around the first word of the text that a query word matches
 // the way the search matches (case- and accent-insensitive prefix); otherwise it is the start.
-import { textWords, withoutDiacritics } from '../services/search-terms';
+import { textWords, withoutDiacritics, WORD_CLASS } from '../services/search-terms';
 
 /**
  * A snippet's length at most, ellipses included, in UTF-16 units (as JavaScript and the README's
@@ -9,7 +9,7 @@ import { textWords, withoutDiacritics } from '../services/search-terms';
  */
 export const SNIPPET_CHARS = 160;
 
-const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+const WORD = new RegExp(`[${WORD_CLASS}]+`, 'gu');
 const fold = (word: string): string => withoutDiacritics(word.toLowerCase());
 
 /** Where the first word of `text` starting with one of `words` (folded) begins; -1 if none. */

@@ -18,7 +18,7 @@
 // starts, and a prefix with too many of those is tested on the text of the rows read.
 import { ftsQuote } from '../store/fts-quote';
 import type { RecordingRow } from './recording-model';
-import { textWords, withoutDiacritics, type SearchTerms } from './search-terms';
+import { textWords, withoutDiacritics, WORD_CLASS, wordAt, wordBefore, type SearchTerms } from './search-terms';
 
 /**
  * Up to this many whole-word expansions are ORed; a wider prefix is tested on the text of the rows
@@ -204,8 +204,7 @@ const allTests =
 
 // The search's idea of a word, as in search-terms.ts: runs of letters, numbers, marks and
 // private-use characters, compared lower-cased and without diacritics.
-const NOT_WORD = '[^\\p{L}\\p{N}\\p{M}\\p{Co}]';
-const WORD_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u;
+const NOT_WORD = `[^${WORD_CLASS}]`;
 const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 const NON_ASCII = /[^\x00-\x7f]/gu;
@@ -244,21 +243,6 @@ export const foldsLikeIndex = (text: string): boolean => ASCII_TEXT.test(text) |
  */
 export const folded = (text: string): string => text.toLowerCase().replace(NON_ASCII, foldedChar);
 
-/** Whether the character ending just before index i (a whole code point) is part of a word. */
-function wordBefore(t: string, i: number): boolean {
-  const c = t.charCodeAt(i - 1);
-  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
-  const start = c >= 0xdc00 && c <= 0xdfff && i >= 2 ? i - 2 : i - 1;
-  return WORD_CHAR.test(String.fromCodePoint(t.codePointAt(start)!));
-}
-
-/** Whether the character starting at index i is part of a word. */
-function wordAt(t: string, i: number): boolean {
-  const c = t.charCodeAt(i);
-  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
-  return WORD_CHAR.test(String.fromCodePoint(t.codePointAt(i)!));
-}
-
 /**
  * A test for consecutive words (folded) in the title or in the transcript (a phrase never spans
  * the two): the first starts a word, the last starts (prefix) or is (exact) a word. The first word
@@ -273,14 +257,14 @@ function textTest(words: string[], prefix: boolean): Condition['test'] {
     if (text === '') return false;
     const t = folded(text);
     for (let i = t.indexOf(first); i !== -1; i = t.indexOf(first, i + 1)) {
-      if (i > 0 && wordBefore(t, i)) continue;
+      if (wordBefore(t, i)) continue;
       let end = i + first.length;
       if (rest) {
         rest.lastIndex = end;
         if (!rest.test(t)) continue;
         end = rest.lastIndex;
       }
-      if (!prefix && end < t.length && wordAt(t, end)) continue;
+      if (!prefix && wordAt(t, end)) continue;
       return true;
     }
     return false;

@@ -21,7 +21,9 @@ import { SearchTermStore } from '../store/search-term-store';
 import { TokenizerStore } from '../store/tokenizer-store';
 import type { IndexedText } from './index-change';
 
-const WORD_SEPARATORS = /[^\p{L}\p{N}\p{M}\p{Co}]+/u;
+/** What a word is made of, to the search: letters, numbers, marks, private use (a character class's body, for RegExp). */
+export const WORD_CLASS = '\\p{L}\\p{N}\\p{M}\\p{Co}';
+const WORD_SEPARATORS = new RegExp(`[^${WORD_CLASS}]+`, 'u');
 const NON_ASCII = /[^\x00-\x7f]/;
 const MARKS = /\p{M}/gu;
 const ASCII_START = /^[a-z0-9]/;
@@ -68,27 +70,31 @@ export function formsOf(...texts: string[]): Set<string> {
   return forms;
 }
 
-const WORD_CHAR = /^[\p{L}\p{N}\p{M}\p{Co}]$/u;
-/** Whether a code point is part of a word (not matched by WORD_SEPARATORS); false past either end of the text. */
-function isWordChar(code: number | undefined): boolean {
-  if (code === undefined) return false;
+const WORD_CHAR = new RegExp(`^[${WORD_CLASS}]$`, 'u');
+/** A run of word characters, from lastIndex (sticky). */
+const WORD_RUN = new RegExp(`[${WORD_CLASS}]*`, 'uy');
+
+/** Whether a code point is part of a word (not matched by WORD_SEPARATORS). */
+function isWordCode(code: number): boolean {
   if (code < 0x80) return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
   return WORD_CHAR.test(String.fromCodePoint(code));
 }
 
-/** The code point that ends just before index `i` of `s` (a surrogate pair read whole). */
-function codePointBefore(s: string, i: number): number | undefined {
-  if (i <= 0) return undefined;
-  const low = s.charCodeAt(i - 1);
-  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
-    const high = s.charCodeAt(i - 2);
-    if (high >= 0xd800 && high <= 0xdbff) return s.codePointAt(i - 2);
+/** Whether the code point ending just before index `i` of `t` (a surrogate pair read whole) is part of a word; false at the start. */
+export function wordBefore(t: string, i: number): boolean {
+  if (i <= 0) return false;
+  const c = t.charCodeAt(i - 1);
+  if (c >= 0xdc00 && c <= 0xdfff && i >= 2) {
+    const high = t.charCodeAt(i - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return isWordCode(t.codePointAt(i - 2)!);
   }
-  return low;
+  return isWordCode(c);
 }
 
-/** A run of word characters, from lastIndex (sticky). */
-const WORD_RUN = /[\p{L}\p{N}\p{M}\p{Co}]*/uy;
+/** Whether the code point starting at index `i` of `t` is part of a word; false past the end. */
+export function wordAt(t: string, i: number): boolean {
+  return i < t.length && isWordCode(t.codePointAt(i)!);
+}
 
 /**
  * Whether the lower-cased text has `form` (word characters only) as a whole word: an occurrence
@@ -101,7 +107,7 @@ function hasWord(lower: string, form: string): boolean {
   let at = lower.indexOf(form);
   while (at !== -1) {
     const end = at + form.length;
-    if (!isWordChar(codePointBefore(lower, at)) && !isWordChar(lower.codePointAt(end))) return true;
+    if (!wordBefore(lower, at) && !wordAt(lower, end)) return true;
     WORD_RUN.lastIndex = end;
     WORD_RUN.exec(lower);
     at = lower.indexOf(form, Math.max(WORD_RUN.lastIndex, end));
