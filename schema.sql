@@ -253,8 +253,9 @@ INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
 -- slower).
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 8);
 -- While the server is idle, its 'merge' slices (src/services/index-merger.ts) merge any level of
--- four or more segments (usermerge 4, schema 7; schema 6 waited for 8, as automerge does), so a
--- library at rest keeps at most 3 per level. An edit or delete looks each old word up in every
+-- four or more segments (usermerge 4, schema 7; schema 6 waited for 8, as automerge does), and
+-- levels of two or more well below the largest segment (the fold: src/store/fts-structure.ts, which
+-- sets usermerge 2 only for its own slice). An edit or delete looks each old word up in every
 -- segment, and so does a search: at 1M recordings an edit in process took 52 ms p50 on the seeded
 -- index's 21 segments and 22 ms on 2. Not 2: FTS5 puts a merge's output on the next level up,
 -- where the largest segment may already be, so merging every pair merged the whole index (~600 MB

@@ -3,7 +3,9 @@
 // corpus in bench/.cache); prints the FTS5 segment structure, then edits N recordings picked at
 // random the way the index sees an edit (FTS5 'delete' of the old text, one vocabulary lookup per
 // removed word as SearchTerms.forget() does, the new text indexed, COMMIT with synchronous=FULL)
-// and prints the spread of each part; --optimize merges the index into one segment first.
+// and prints the spread of each part; --optimize merges the index into one segment first; --creates N
+// adds a burst of creates before the edits, and --settle fold|usermerge then runs the idle merger's
+// slices until nothing is left (with the fold of src/store/fts-structure.ts, or FTS5's usermerge alone).
 //
 // What it showed (2026-11-23, this 2-core VM): with secure-delete, an edit's cost is one seek per
 // (segment, term): the 'delete' is applied at COMMIT (or at the first query of the transaction),
@@ -17,10 +19,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqlite } from '../src/db/sqlite';
 import { ftsQuote } from '../src/store/fts-quote';
+import { RecordingStore } from '../src/store/recording-store';
+import { SLICE_PAGES } from '../src/services/index-merger';
 import { describeStructure, ftsStructure } from './fts-structure';
 
 const { values: opt } = parseArgs({
-  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' }, automerge: { type: 'string' }, creates: { type: 'string', default: '0' } },
+  options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' }, automerge: { type: 'string' }, crisismerge: { type: 'string' }, creates: { type: 'string', default: '0' }, settle: { type: 'string' } },
 });
 if (!opt.db) throw new Error('--db FILE is required (a reclib database; it is copied, never changed)');
 
@@ -47,6 +51,7 @@ try {
   const show = (when: string) => console.log(`${when}: ${describeStructure(ftsStructure(db))}`);
   show('structure');
   if (opt.automerge) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', ${Number(opt.automerge)})`);
+  if (opt.crisismerge) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('crisismerge', ${Number(opt.crisismerge)})`);
   if (opt.pgsz) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('pgsz', ${Number(opt.pgsz)})`);
   if (opt.optimize) {
     const t = performance.now();
@@ -67,6 +72,33 @@ try {
       })();
     }
     console.log(`${creates} creates (index only): ${Math.round(performance.now() - t)} ms`);
+    show('structure');
+  }
+  // --settle fold|usermerge: the idle merger's slices until one finds nothing to do, as a server at
+  // rest runs them (fold: RecordingStore.mergeSlice; usermerge: FTS5's 'merge' alone, the policy
+  // before the fold).
+  if (opt.settle) {
+    if (opt.settle !== 'fold' && opt.settle !== 'usermerge') throw new Error('--settle is fold or usermerge');
+    const store = new RecordingStore(db);
+    const plain = db.prepare(RecordingStore.MERGE_SQL);
+    const changes = db.prepare('SELECT total_changes()').pluck();
+    const slice = opt.settle === 'fold' ? () => store.mergeSlice(SLICE_PAGES) : () => {
+      const c = changes.get() as number;
+      plain.run(SLICE_PAGES);
+      return (changes.get() as number) - c >= 2;
+    };
+    const t = performance.now();
+    let slices = 0;
+    const longest: number[] = [];
+    for (;;) {
+      const s0 = performance.now();
+      const worked = db.transaction(slice)();
+      longest.push(performance.now() - s0);
+      if (!worked) break;
+      slices++;
+      if (walPages() > 20_000) db.pragma('wal_checkpoint(TRUNCATE)');
+    }
+    console.log(`settled (${opt.settle}): ${slices} slices of ${SLICE_PAGES} pages in ${Math.round(performance.now() - t)} ms; a slice ${spread(longest)}`);
     show('structure');
   }
   const rows = db.prepare('SELECT seq, title, transcript FROM recordings WHERE deleted_at IS NULL ORDER BY random() LIMIT ?').all(Number(opt.edits)) as Array<{

@@ -4,10 +4,16 @@
 import type { Db } from '../db/open';
 import type { IndexChange } from '../services/index-change';
 import { RECORDING_ANSWER_SQL, type RecordingAnswer } from '../services/recording-model';
+import { FTS_STRUCTURE_SQL, foldMayMerge, foldOverstepped, nextMergeLevel, structureOf, type FtsStructure } from './fts-structure';
 import { RECORDING_COLUMNS, recordingColumns, type RecordingRow } from './recording-row';
 
 /** A recording's GET answer by id and account (RECORDING_ANSWER_SQL). */
 const ANSWER_BY_ID_SQL = `SELECT ${RECORDING_ANSWER_SQL} AS body, revision, deleted_at FROM recordings WHERE id = ? AND account_id = ?`;
+
+/** FTS5's usermerge when the table has none set (schema.sql sets 4). */
+const FTS5_DEFAULT_USERMERGE = 4;
+/** The fold's minimum: any level of two segments (src/store/fts-structure.ts). */
+const FOLD_USERMERGE = 2;
 
 /** A row when the credential of this id is live: a key not revoked, a session not ended. */
 const LIVE_CREDENTIAL = {
@@ -67,6 +73,13 @@ export class RecordingStore {
       ftsDelete: db.prepare<[number, string, string]>("INSERT INTO recordings_fts (recordings_fts, rowid, title, transcript) VALUES ('delete', ?, ?, ?)"),
       ftsInsert: db.prepare<[number, string, string]>('INSERT INTO recordings_fts (rowid, title, transcript) VALUES (?, ?, ?)'),
       merge: db.prepare<[number]>(RecordingStore.MERGE_SQL),
+      structure: db.prepare<[], Buffer>(FTS_STRUCTURE_SQL).pluck(),
+      usermerge: db.prepare<[], number>("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck(),
+      // A bigint: FTS5 takes only an INTEGER there, and better-sqlite3 binds a number as REAL.
+      setUsermerge: db.prepare<[bigint]>("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', ?)"),
+      foldBegin: db.prepare('SAVEPOINT fold'),
+      foldUndo: db.prepare('ROLLBACK TO fold'),
+      foldEnd: db.prepare('RELEASE fold'),
       totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
       anyPending: db.prepare('SELECT 1 FROM recordings_fts_pending LIMIT 1').pluck(),
       indexPending: db.prepare(RecordingStore.INDEX_PENDING_SQL),
@@ -167,12 +180,60 @@ export class RecordingStore {
     return this.s.anyPending.get() !== undefined;
   }
   /**
-   * Merges up to `pages` pages of index segments (levels of usermerge segments, or a merge in
-   * progress); whether FTS5 did any work. The 'merge' statement itself counts one change in
+   * One slice of the idle merger (src/services/index-merger.ts), inside a write transaction: up to
+   * about `pages` pages of FTS5's 'merge', which goes on with a merge in progress first, then
+   * merges any level of usermerge (4) segments, and here also folds the small levels together
+   * (src/store/fts-structure.ts says why and which). Whether FTS5 did any work.
+   *
+   * FTS5 has no per-call minimum, so a fold sets usermerge to 2 for its one statement, in a
+   * savepoint. One statement may finish a merge and start the next, which may be one the fold must
+   * not start (the level it just filled is the one below the largest segment's); such a slice is
+   * rolled back and tried again with half the pages, down to 1, so that it stops at the end of the
+   * merge it finishes (FTS5 goes on only while pages are left). If even that oversteps, the slice
+   * is FTS5's usual one.
+   */
+  mergeSlice(pages: number): boolean {
+    const before = this.structure();
+    const usermerge = this.s.usermerge.get() ?? FTS5_DEFAULT_USERMERGE;
+    const next = nextMergeLevel(before, FOLD_USERMERGE);
+    const level = before.levels[next];
+    if (usermerge > FOLD_USERMERGE && level && (level.merging > 0 || foldMayMerge(before, next, level.segments.length, usermerge))) {
+      for (let p = pages; p >= 1; p = Math.floor(p / 2)) {
+        const worked = this.foldSlice(before, usermerge, p);
+        if (worked !== undefined) return worked;
+      }
+    }
+    return this.merge(pages);
+  }
+
+  /** A fold of `pages` pages from `before`: whether it did work, or undefined when it overstepped (undone). */
+  private foldSlice(before: FtsStructure, usermerge: number, pages: number): boolean | undefined {
+    this.s.foldBegin.run();
+    let kept = false;
+    try {
+      this.s.setUsermerge.run(BigInt(FOLD_USERMERGE));
+      const worked = this.merge(pages);
+      this.s.setUsermerge.run(BigInt(usermerge));
+      kept = !foldOverstepped(before, this.structure(), usermerge);
+      return kept ? worked : undefined;
+    } finally {
+      if (!kept) this.s.foldUndo.run();
+      this.s.foldEnd.run();
+    }
+  }
+
+  /** The index's segments (src/store/fts-structure.ts). */
+  structure(): FtsStructure {
+    return structureOf(this.s.structure.get());
+  }
+
+  /**
+   * Up to `pages` pages of FTS5's 'merge' (a merge in progress, or levels of usermerge segments);
+   * whether FTS5 did any work. The 'merge' statement itself counts one change in
    * sqlite3_total_changes(); a merge that did work also wrote segment pages and the structure
    * record, so two or more means work was done (tested against a settled and an empty index).
    */
-  mergeSlice(pages: number): boolean {
+  private merge(pages: number): boolean {
     const before = this.s.totalChanges.get()!;
     this.s.merge.run(pages);
     return this.s.totalChanges.get()! - before >= 2;
@@ -183,7 +244,7 @@ export class RecordingStore {
    * it did work: none once the index is one segment.
    */
   compactSlice(pages: number): boolean {
-    return this.mergeSlice(-pages);
+    return this.merge(-pages);
   }
 
   /**
@@ -194,6 +255,6 @@ export class RecordingStore {
    * levels, whose merge work every write then pays (the slowest create 4.3 → 21 ms at 15,000).
    */
   continueCompaction(pages: number): boolean {
-    return this.mergeSlice(pages);
+    return this.merge(pages);
   }
 }

@@ -13,6 +13,7 @@ import { openRuntime } from '../../src/runtime';
 import { CHECK_EVERY_MS, COMPACT_EVERY_MS, COMPACT_QUIET_MS, IndexMerger, QUIET_MS, QUIET_REQUEST_BURST, QUIET_REQUESTS_PER_S, QUIET_UTILIZATION, SLICE_PAGES, type MergerOptions } from '../../src/services/index-merger';
 import { startServer } from '../../src/server';
 import { RecordingStore } from '../../src/store/recording-store';
+import { largestLevel, segmentCount } from '../../src/store/fts-structure';
 import { integrityCheck, matches } from '../helpers/fts';
 import { harness, type Harness } from '../helpers/harness';
 
@@ -103,6 +104,89 @@ describe('FTS upkeep', () => {
     assert.equal(matches(core.db, 'alpha').length, 64);
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
     assert.deepEqual(recordings.list(principal, { q: 'gamma4', limit: 100 }).rows.length, 11);
+  });
+
+  /**
+   * An index compacted into one segment (on level 2 or higher), then written to with automerge off
+   * (test setup: each write's segment stays on level 0). `levels()` is the index's segments.
+   */
+  const compactedThenWritten = () => {
+    const h = harness();
+    const { recordings, core } = h.services;
+    const principal = h.services.auth.authenticate(h.key());
+    core.db.exec("INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 0)");
+    let k = 0;
+    // A hundred words of its own in every recording: a write is a segment of about one leaf page,
+    // and the compacted 300 are larger than anything the tests write after them.
+    const write = (n: number) => {
+      for (let i = 0; i < n; i++, k++) recordings.create(principal, { type: 'clip', transcript: `alpha ${Array.from({ length: 100 }, (_, j) => `u${k}x${j}`).join(' ')}` }, `f-${k}`);
+    };
+    write(300);
+    core.writer.write(() => recordings.store.compactSlice(10_000));
+    while (core.writer.write(() => recordings.store.continueCompaction(10_000)));
+    const structure = () => recordings.store.structure();
+    const largest = structure().levels.flatMap((l) => l.segments)[0]!;
+    assert.equal(segmentCount(structure()), 1);
+    assert.ok(largestLevel(structure()) >= 2, `the compacted segment on level ${largestLevel(structure())}`);
+    const settle = () => {
+      let slices = 0;
+      while (recordings.merger.slice() && slices < 1000) slices++;
+      return slices;
+    };
+    /** Leaf pages per level, as FTS5's structure has them. */
+    const levels = () => structure().levels.map((l) => l.segments.map((s) => s.pages));
+    const check = () => {
+      integrityCheck(core.db);
+      assert.equal(matches(core.db, 'alpha').length, k);
+      assert.equal(core.db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get(), 4, 'usermerge is 4 again after every fold');
+    };
+    return { core, recordings, write, settle, levels, structure, largest, check };
+  };
+
+  it('idle merging folds the small levels below the largest segment into one, which usermerge 4 left as they were', () => {
+    const { write, settle, structure, largest, levels, check } = compactedThenWritten();
+    const top = largestLevel(structure());
+    write(3); // three segments on level 0: fewer than usermerge 4
+    assert.equal(segmentCount(structure()), 4);
+    assert.ok(settle() >= 1);
+    assert.equal(segmentCount(structure()), 2, `folded: ${JSON.stringify(levels())}`);
+    assert.deepEqual(structure().levels[top]!.segments, [largest], 'the largest segment untouched, alone on its level');
+    check();
+  });
+
+  it('a fold slice that would go on to merge the level below the largest segment is taken back and run smaller', () => {
+    const { write, settle, structure, largest, levels, check } = compactedThenWritten();
+    const top = largestLevel(structure());
+    // Bursts of two: each is folded up to the level below the largest segment. Once that level holds
+    // one, the next fold's output lands beside it, and with a minimum of 2 FTS5 would go on in the
+    // same statement to merge them (and later the largest segment with them); a smaller slice
+    // stops at the end of the fold's own merge.
+    for (let burst = 0; burst < 20 && structure().levels[top - 1]!.segments.length < 2; burst++) {
+      write(2);
+      settle();
+      assert.ok(structure().levels.slice(0, top - 1).every((l) => l.segments.length <= 1), `burst ${burst}: at most one on each level further down: ${JSON.stringify(levels())}`);
+    }
+    const after = structure();
+    assert.deepEqual(after.levels[top]!.segments, [largest], `the largest segment untouched: ${JSON.stringify(levels())}`);
+    assert.equal(after.levels[top - 1]!.segments.length, 2, `two on the level below it: ${JSON.stringify(levels())}`);
+    assert.ok(after.levels.every((l) => l.merging === 0), 'no merge begun');
+    check();
+  });
+
+  it('bursts of writes and quiet spells, over and over: the index stays a few segments and the largest is rewritten only by usermerge 4', () => {
+    const { write, settle, structure, largest, levels, check } = compactedThenWritten();
+    const top = largestLevel(structure());
+    for (let burst = 0; burst < 12; burst++) {
+      write(2 + (burst % 3));
+      settle();
+      const s = structure();
+      assert.ok(segmentCount(s) <= 5, `burst ${burst}: ${JSON.stringify(levels())}`);
+      const below = s.levels[top - 1]!.segments.length;
+      // The level below the largest keeps FTS5's rule: merged into the largest's level at 4.
+      assert.ok(below <= 3, `burst ${burst}: ${below} below the largest`);
+      assert.ok(s.levels[top]!.segments.some((x) => x.id === largest.id && x.pages === largest.pages), `burst ${burst}: the largest segment rewritten`);
+    }
+    check();
   });
 
   it('after a long quiet spell with nothing left to merge, the index is compacted into one segment, once a week at most and only after new text', () => {
