@@ -254,12 +254,13 @@ INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('secure-delete', 1);
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', 8);
 -- While the server is idle, its 'merge' slices (src/services/index-merger.ts) merge any level of
 -- four or more segments (usermerge 4, schema 7; schema 6 waited for 8, as automerge does), and
--- levels of two or more well below the largest segment (the fold: src/store/fts-structure.ts, which
--- sets usermerge 2 only for its own slice). An edit or delete looks each old word up in every
--- segment, and so does a search: at 1M recordings an edit in process took 52 ms p50 on the seeded
--- index's 21 segments and 22 ms on 2. Not 2: FTS5 puts a merge's output on the next level up,
--- where the largest segment may already be, so merging every pair merged the whole index (~600 MB
--- at 1M) with a few pages of new text after every 2^4 quiet spells; with 4 that takes 4^4.
+-- levels of two or more well below the largest segment (the fold: src/store/fts-structure.ts;
+-- RecordingStore.mergeSlice sets usermerge 2 for one statement only). An edit or delete looks
+-- each old word up in every segment, and so does a search: at 1M recordings an edit in process
+-- took 52 ms p50 on the seeded index's 21 segments and 22 ms on 2. Not 2 for every level: FTS5
+-- puts a merge's output on the next level up, where the largest segment may already be, so
+-- merging every pair merged the whole index (~600 MB at 1M) with a few pages of new text after
+-- every 2^4 quiet spells; with 4 that takes 4^4.
 INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('usermerge', 4);
 -- Index leaves of ~2,000 bytes instead of FTS5's ~4,000 (schema 6). Without positions a leaf of a
 -- common word holds hundreds of rowids, and secure-delete finds the entry of an edited or deleted

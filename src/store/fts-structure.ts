@@ -6,7 +6,8 @@
 // merging, inside writes (automerge 8) and at rest (usermerge 4), merges a level only once it holds
 // that many segments, so a library at rest keeps up to 3 on every level below the largest segment:
 // at 1M recordings a burst of creates left `L2 [73, 74, 61] L3 [222, 419] L4 [5326] L5 [296752]`,
-// and the edits after it did about twice the work they did on 3 segments. Merging every pair
+// and the edits after it took 94.5 ms p99 against 38.8 on 3 segments in the run before (the VM's
+// slow hour was part of that: bench/results-notes.md, the thirty-first run). Merging every pair
 // (usermerge 2) is not the answer either: FTS5 puts a merge's output on the next level up, so the
 // pairs climb into the largest segment's level and the next merge there rewrites the whole index
 // (~600 MB at 1M) for a few pages of new text. The fold merges any level of two or more segments,
@@ -14,8 +15,10 @@
 // beside the largest segment): those keep FTS5's usual rule. The small segments a burst left so end
 // up as one on the level below the largest, beside at most 3 others there. One case it cannot
 // reach: FTS5 merges the level with the most segments first, so while the level below the largest
-// holds 3 and none further down holds as many, levels of 2 further down stay until a burst of
-// writes adds to them or usermerge 4 merges that level.
+// (or the largest's own) holds more than any further down, levels of 2 further down stay until a
+// burst of writes adds to them or usermerge 4 merges that level. Over hundreds of small bursts with
+// quiet spells between, it kept 10-20% fewer segments at rest than usermerge 4 alone, for 2-3
+// times the merge slices (README, Index merging).
 import type Database from 'better-sqlite3';
 
 export interface FtsSegment {
@@ -36,8 +39,8 @@ export interface FtsStructure {
   levels: FtsLevel[];
 }
 
-/** FTS5_STRUCTURE_V2: the marker after the cookie of a record with per-segment origins and tombstones (contentless_delete). */
-const V2_MARKER = 0xffffffff;
+/** FTS5_STRUCTURE_V2 ("\xFF\x00\x00\x01"): the marker after the cookie of a record with per-segment origins and tombstones (contentless_delete). */
+const V2_MARKER = 0xff000001;
 
 /**
  * Decodes a structure record (the block of %_data id 10; its layout is described at the top of
@@ -115,17 +118,22 @@ export function foldMayMerge(s: FtsStructure, level: number, inputs: number, use
 }
 
 /**
- * The level FTS5's 'merge' works on next with a minimum of `nMin` segments (fts5IndexMerge): the
- * first level with a merge in progress, else the lowest of the levels with the most segments if
- * they are at least nMin; -1 for none (FTS5 then looks for a level to merge for its deletes, which
- * only contentless_delete tables have).
+ * The level FTS5's 'merge' works on next with a minimum of `nMin` segments, as fts5IndexMerge
+ * chooses it: going up, the level with the most segments so far (the lowest between equals),
+ * until the first level with a merge in progress, which wins if its merge has more input segments
+ * than that (whatever the minimum); otherwise the fullest level if it holds at least nMin. -1 for
+ * none (FTS5 then looks for a level to merge for its deletes, which only contentless_delete tables
+ * have).
  */
 export function nextMergeLevel(s: FtsStructure, nMin: number): number {
   let best = -1;
   let most = 0;
   for (let i = 0; i < s.levels.length; i++) {
     const l = s.levels[i]!;
-    if (l.merging > 0) return i;
+    if (l.merging > 0) {
+      if (l.merging > most) return i;
+      break;
+    }
     if (l.segments.length > most) {
       most = l.segments.length;
       best = i;
@@ -134,22 +142,42 @@ export function nextMergeLevel(s: FtsStructure, nMin: number): number {
   return most >= nMin ? best : -1;
 }
 
-/** Merges in progress, as level and input segment ids (an input keeps its id while it is consumed). */
-const mergesOf = (s: FtsStructure): Map<string, { level: number; inputs: number }> =>
-  new Map(
-    s.levels.flatMap((l, level) =>
-      l.merging > 0 ? [[`${level}:${l.segments.slice(0, l.merging).map((x) => x.id).join(',')}`, { level, inputs: l.merging }] as const] : [],
-    ),
-  );
+const key = (x: FtsSegment): string => `${x.id}:${x.pages}`;
 
 /**
- * Whether a slice that took the index from `before` to `after` started a merge the fold may not
- * (foldMayMerge, judged on `before`): one slice may finish a merge and start the next.
+ * Whether a slice that took the index from `before` to `after` did a merge the fold may not
+ * (foldMayMerge, judged on `before`). A merge may begin and end within one slice, so this looks
+ * at what it leaves, not only at the merges left in progress:
+ * - a segment on the largest segment's level or the one below it is gone or changed, where that
+ *   level held fewer than usermerge segments and no merge in progress (and the segment was not
+ *   the growing output of a merge in progress below it). Segments moved between levels by FTS5's
+ *   promotions are the same segments, and are not counted;
+ * - a new segment on the largest segment's level or above, unless the level below it held
+ *   usermerge segments or a merge in progress (FTS5's usual rule put it there);
+ * - a merge begun on a level the fold may not merge.
  */
 export function foldOverstepped(before: FtsStructure, after: FtsStructure, usermerge: number): boolean {
-  const earlier = mergesOf(before);
-  for (const [key, m] of mergesOf(after)) {
-    if (!earlier.has(key) && !foldMayMerge(before, m.level, m.inputs, usermerge)) return true;
+  const top = largestLevel(before);
+  if (top < 0) return false;
+  const kept = new Set(after.levels.flatMap((l) => l.segments.map(key)));
+  const ids = new Set(before.levels.flatMap((l) => l.segments.map((x) => x.id)));
+  const usual = (level: number) => {
+    const l = before.levels[level];
+    return l !== undefined && (l.merging > 0 || l.segments.length >= usermerge);
+  };
+  for (let level = Math.max(0, top - 1); level < before.levels.length; level++) {
+    const l = before.levels[level]!;
+    if (usual(level)) continue;
+    const output = before.levels[level - 1]?.merging ? l.segments.at(-1) : undefined;
+    if (l.segments.some((x) => x !== output && !kept.has(key(x)))) return true;
   }
-  return false;
+  if (!usual(top - 1)) {
+    for (let level = top; level < after.levels.length; level++) {
+      if (after.levels[level]!.segments.some((x) => !ids.has(x.id))) return true;
+    }
+  }
+  const earlier = new Set(before.levels.flatMap((l, level) => (l.merging > 0 ? [`${level}:${l.segments.slice(0, l.merging).map((x) => x.id).join(',')}`] : [])));
+  return after.levels.some(
+    (l, level) => l.merging > 0 && !earlier.has(`${level}:${l.segments.slice(0, l.merging).map((x) => x.id).join(',')}`) && !foldMayMerge(before, level, l.merging, usermerge),
+  );
 }

@@ -38,7 +38,7 @@ export class RecordingStore {
   /** insert() or save() ran since the last flushIndex() (a rolled-back write only costs a look). */
   private wrote = false;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.s = {
       byId: db.prepare<[string, string], RecordingRow>('SELECT * FROM recordings WHERE id = ? AND account_id = ?'),
       answerById: db.prepare<[string, string], RecordingAnswer>(ANSWER_BY_ID_SQL),
@@ -185,41 +185,59 @@ export class RecordingStore {
    * merges any level of usermerge (4) segments, and here also folds the small levels together
    * (src/store/fts-structure.ts says why and which). Whether FTS5 did any work.
    *
-   * FTS5 has no per-call minimum, so a fold sets usermerge to 2 for its one statement, in a
-   * savepoint. One statement may finish a merge and start the next, which may be one the fold must
-   * not start (the level it just filled is the one below the largest segment's); such a slice is
-   * rolled back and tried again with half the pages, down to 1, so that it stops at the end of the
-   * merge it finishes (FTS5 goes on only while pages are left). If even that oversteps, the slice
-   * is FTS5's usual one.
+   * FTS5 has no per-call minimum, so the slice that begins a fold's merge sets usermerge to 2 for
+   * its one statement, in a savepoint, with a budget of 1 page. One statement goes on while pages
+   * are left: it may finish a merge and begin the next, which may be one the fold must not (the
+   * level it just filled is the one below the largest segment's); with 1 page it stops once its
+   * merge has written a leaf. Later slices go on with that merge as FTS5's ordinary 'merge' does
+   * (with usermerge 4, what it begins after is FTS5's usual rule). The structure record is checked
+   * after the statement anyway, and a slice that went further is rolled back and run as an ordinary
+   * one. A structure record the decoder does not read leaves the slice an ordinary one too.
    */
   mergeSlice(pages: number): boolean {
-    const before = this.structure();
+    let before: FtsStructure;
+    try {
+      before = this.structure();
+    } catch {
+      return this.merge(pages);
+    }
     const usermerge = this.s.usermerge.get() ?? FTS5_DEFAULT_USERMERGE;
     const next = nextMergeLevel(before, FOLD_USERMERGE);
     const level = before.levels[next];
-    if (usermerge > FOLD_USERMERGE && level && (level.merging > 0 || foldMayMerge(before, next, level.segments.length, usermerge))) {
-      for (let p = pages; p >= 1; p = Math.floor(p / 2)) {
-        const worked = this.foldSlice(before, usermerge, p);
-        if (worked !== undefined) return worked;
-      }
+    // A merge in progress, or a level of usermerge segments: FTS5's own rule does it.
+    if (level && level.merging === 0 && level.segments.length < usermerge && foldMayMerge(before, next, level.segments.length, usermerge)) {
+      const worked = this.beginFold(before, usermerge);
+      if (worked !== undefined) return worked;
     }
     return this.merge(pages);
   }
 
-  /** A fold of `pages` pages from `before`: whether it did work, or undefined when it overstepped (undone). */
-  private foldSlice(before: FtsStructure, usermerge: number, pages: number): boolean | undefined {
+  /** The first page of a fold's merge (see mergeSlice): whether it did work, or undefined when it went further than the fold may (undone). */
+  private beginFold(before: FtsStructure, usermerge: number): boolean | undefined {
     this.s.foldBegin.run();
-    let kept = false;
+    let worked: boolean;
+    let kept: boolean;
     try {
       this.s.setUsermerge.run(BigInt(FOLD_USERMERGE));
-      const worked = this.merge(pages);
+      worked = this.merge(1);
       this.s.setUsermerge.run(BigInt(usermerge));
       kept = !foldOverstepped(before, this.structure(), usermerge);
-      return kept ? worked : undefined;
-    } finally {
-      if (!kept) this.s.foldUndo.run();
-      this.s.foldEnd.run();
+    } catch (error) {
+      // An error that ended the whole transaction (SQLITE_FULL, say) took the savepoint with it:
+      // the caller is told of that error, not of a savepoint no longer there.
+      if (this.db.inTransaction) {
+        try {
+          this.s.foldUndo.run();
+          this.s.foldEnd.run();
+        } catch {
+          // the error above is the one to report
+        }
+      }
+      throw error;
     }
+    if (!kept) this.s.foldUndo.run();
+    this.s.foldEnd.run();
+    return kept ? worked : undefined;
   }
 
   /** The index's segments (src/store/fts-structure.ts). */
