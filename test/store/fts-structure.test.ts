@@ -2,11 +2,9 @@
 // merge, and when a slice went further than that), on hand-made records.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
+import { openSqlite } from '../../src/db/sqlite';
 import { decodeFtsStructure, FTS_STRUCTURE_SQL, foldMayMerge, foldOverstepped, largestLevel, nextMergeLevel, segmentCount, type FtsSegment, type FtsStructure } from '../../src/store/fts-structure';
-
-const require = createRequire(import.meta.url);
 
 /** The structure of a plain FTS5 table named t. */
 const readFtsStructureOf = (db: Database.Database): FtsStructure =>
@@ -88,8 +86,7 @@ describe('the fold', () => {
   });
 
   it('agrees with FTS5 on a real table: the level it predicts is the level FTS5 merged', () => {
-    const Database = require('better-sqlite3') as typeof import('better-sqlite3');
-    const db = new Database(':memory:');
+    const db = openSqlite(':memory:');
     db.exec("CREATE VIRTUAL TABLE t USING fts5(x); INSERT INTO t (t, rank) VALUES ('automerge', 0); INSERT INTO t (t, rank) VALUES ('crisismerge', 64)");
     const read = () => readFtsStructureOf(db);
     let n = 0;
