@@ -10,9 +10,9 @@
 // otherwise go on inside later writes, then any level of four or more segments (usermerge 4, schema
 // 7; schema.sql says why not two), and any level of two or more at least two levels below the
 // largest segment (the fold, src/store/fts-structure.ts), so a library at rest keeps the largest
-// segment, at most 3 on the level below it and one, sometimes two, on each level further down. After a
-// long quiet spell with nothing left to merge it compacts the whole index into one segment, at
-// most once a week (COMPACT_QUIET_MS says why).
+// segment, at most 3 on the level below it and one, sometimes two, on each level further down.
+// After a long quiet spell with nothing left to merge it compacts the whole index into one
+// segment, at most once a week (COMPACT_QUIET_MS says why).
 //
 // Quiet means the event loop was busy at most QUIET_UTILIZATION (5%) of the time: over the whole
 // QUIET_MS before the first slice, and in the short gap before each next one, so work in that gap
