@@ -142,16 +142,20 @@ export function nextMergeLevel(s: FtsStructure, nMin: number): number {
   return most >= nMin ? best : -1;
 }
 
+/** A segment as the checks below tell it apart: FTS5 reuses the ids of merged segments. */
 const key = (x: FtsSegment): string => `${x.id}:${x.pages}`;
+
+/** A merge in progress on `level`, by its level and its input segments (an input keeps its id while it is consumed); undefined for none. */
+const mergeOn = (l: FtsLevel, level: number): string | undefined => (l.merging > 0 ? `${level}:${l.segments.slice(0, l.merging).map((x) => x.id).join(',')}` : undefined);
 
 /**
  * Whether a slice that took the index from `before` to `after` did a merge the fold may not
  * (foldMayMerge, judged on `before`). A merge may begin and end within one slice, so this looks
  * at what it leaves, not only at the merges left in progress:
- * - a segment on the largest segment's level or the one below it is gone or changed, where that
- *   level held fewer than usermerge segments and no merge in progress (and the segment was not
- *   the growing output of a merge in progress below it). Segments moved between levels by FTS5's
- *   promotions are the same segments, and are not counted;
+ * - a segment on the level below the largest segment's, on the largest's or above is gone or
+ *   changed, where its level held fewer than usermerge segments and no merge in progress (and the
+ *   segment was not the growing output of a merge in progress below it). Segments moved between
+ *   levels by FTS5's promotions are the same segments, and are not counted;
  * - a new segment on the largest segment's level or above, unless the level below it held
  *   usermerge segments or a merge in progress (FTS5's usual rule put it there);
  * - a merge begun on a level the fold may not merge.
@@ -160,7 +164,7 @@ export function foldOverstepped(before: FtsStructure, after: FtsStructure, userm
   const top = largestLevel(before);
   if (top < 0) return false;
   const kept = new Set(after.levels.flatMap((l) => l.segments.map(key)));
-  const ids = new Set(before.levels.flatMap((l) => l.segments.map((x) => x.id)));
+  const had = new Set(before.levels.flatMap((l) => l.segments.map(key)));
   const usual = (level: number) => {
     const l = before.levels[level];
     return l !== undefined && (l.merging > 0 || l.segments.length >= usermerge);
@@ -173,11 +177,12 @@ export function foldOverstepped(before: FtsStructure, after: FtsStructure, userm
   }
   if (!usual(top - 1)) {
     for (let level = top; level < after.levels.length; level++) {
-      if (after.levels[level]!.segments.some((x) => !ids.has(x.id))) return true;
+      if (after.levels[level]!.segments.some((x) => !had.has(key(x)))) return true;
     }
   }
-  const earlier = new Set(before.levels.flatMap((l, level) => (l.merging > 0 ? [`${level}:${l.segments.slice(0, l.merging).map((x) => x.id).join(',')}`] : [])));
-  return after.levels.some(
-    (l, level) => l.merging > 0 && !earlier.has(`${level}:${l.segments.slice(0, l.merging).map((x) => x.id).join(',')}`) && !foldMayMerge(before, level, l.merging, usermerge),
-  );
+  const earlier = new Set(before.levels.map(mergeOn));
+  return after.levels.some((l, level) => {
+    const merge = mergeOn(l, level);
+    return merge !== undefined && !earlier.has(merge) && !foldMayMerge(before, level, l.merging, usermerge);
+  });
 }
