@@ -16,7 +16,8 @@ import path from 'node:path';
 import { openSqlite } from '../src/db/sqlite';
 import { CACHE_DIR } from './cache';
 import { Corpus, prng } from './corpus';
-import { describeStructure, ftsStructure } from './fts-structure';
+import { readFtsStructure, segmentCount } from '../src/store/fts-structure';
+import { describeStructure } from './fts-structure';
 import type { LoadResult, SequenceRequest } from './load';
 import type { Scenario } from './scenarios';
 import { median, round2 } from './stats';
@@ -154,7 +155,7 @@ export async function measureWrites(opts: {
   const count = Math.max(500, opts.seconds * 500);
   const raw: Record<WriteKind, LoadResult[]> = { edit: [], delete: [] };
   const conn = openSqlite(opts.db, { readonly: true, fileMustExist: true });
-  const structure = ftsStructure(conn);
+  const structure = readFtsStructure(conn);
   conn.close();
   opts.log(`the search index before the edits and deletes: ${describeStructure(structure)}`);
   for (const kind of WRITE_KINDS) await opts.run(writeScenario(kind, requests.file(kind, 200, `warm`)), 1, `warm-${kind}`);
@@ -181,5 +182,5 @@ export async function measureWrites(opts: {
       failures: runs.reduce((n, r) => n + r.requests - (r.status['2xx'] ?? 0) + r.errors + r.timeouts, 0),
     };
   });
-  return { seconds: opts.seconds, connections: 1, indexSegments: structure.segments, kinds, raw };
+  return { seconds: opts.seconds, connections: 1, indexSegments: segmentCount(structure), kinds, raw };
 }

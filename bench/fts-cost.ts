@@ -21,7 +21,8 @@ import { openSqlite } from '../src/db/sqlite';
 import { ftsQuote } from '../src/store/fts-quote';
 import { RecordingStore } from '../src/store/recording-store';
 import { SLICE_PAGES } from '../src/services/index-merger';
-import { describeStructure, ftsStructure } from './fts-structure';
+import { readFtsStructure, segmentCount } from '../src/store/fts-structure';
+import { describeStructure } from './fts-structure';
 
 const { values: opt } = parseArgs({
   options: { db: { type: 'string' }, edits: { type: 'string', default: '60' }, optimize: { type: 'boolean', default: false }, pgsz: { type: 'string' }, automerge: { type: 'string' }, crisismerge: { type: 'string' }, creates: { type: 'string', default: '0' }, settle: { type: 'string' } },
@@ -48,7 +49,7 @@ try {
   // commit here would add ~50 ms to one edit in every ~1,000 pages of WAL.
   db.pragma('wal_autocheckpoint = 0');
   const walPages = () => { try { return fs.statSync(`${file}-wal`).size / (db.pragma('page_size', { simple: true }) as number); } catch { return 0; } };
-  const show = (when: string) => console.log(`${when}: ${describeStructure(ftsStructure(db))}`);
+  const show = (when: string) => console.log(`${when}: ${describeStructure(readFtsStructure(db))}`);
   show('structure');
   if (opt.automerge) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('automerge', ${Number(opt.automerge)})`);
   if (opt.crisismerge) db.exec(`INSERT INTO recordings_fts (recordings_fts, rank) VALUES ('crisismerge', ${Number(opt.crisismerge)})`);
@@ -80,13 +81,7 @@ try {
   if (opt.settle) {
     if (opt.settle !== 'fold' && opt.settle !== 'usermerge') throw new Error('--settle is fold or usermerge');
     const store = new RecordingStore(db);
-    const plain = db.prepare(RecordingStore.MERGE_SQL);
-    const changes = db.prepare('SELECT total_changes()').pluck();
-    const slice = opt.settle === 'fold' ? () => store.mergeSlice(SLICE_PAGES) : () => {
-      const c = changes.get() as number;
-      plain.run(SLICE_PAGES);
-      return (changes.get() as number) - c >= 2;
-    };
+    const slice = opt.settle === 'fold' ? () => store.mergeSlice(SLICE_PAGES) : () => store.ftsMerge(SLICE_PAGES);
     const t = performance.now();
     let slices = 0;
     const longest: number[] = [];
@@ -122,7 +117,7 @@ try {
   const byKind: Record<string, number[]> = { all: [], 'no merge': [], automerge: [], 'crisis merge': [] };
   const l0: number[] = [];
   for (const r of rows) {
-    const before = ftsStructure(db);
+    const before = readFtsStructure(db);
     if (walPages() > 20_000) db.pragma('wal_checkpoint(TRUNCATE)');
     const wal0 = walPages();
     const t0 = performance.now();
@@ -141,12 +136,12 @@ try {
     db.exec('COMMIT');
     commit!.push(performance.now() - t);
     const total = performance.now() - t0;
-    const after = ftsStructure(db);
-    const kind = Math.floor(after.writeCounter / 64) > Math.floor(before.writeCounter / 64) ? 'automerge' : after.segments <= before.segments ? 'crisis merge' : 'no merge';
+    const after = readFtsStructure(db);
+    const kind = Math.floor(after.writeCounter / 64) > Math.floor(before.writeCounter / 64) ? 'automerge' : segmentCount(after) <= segmentCount(before) ? 'crisis merge' : 'no merge';
     byKind.all!.push(total);
     byKind[kind]!.push(total);
-    l0.push(before.levels[0]?.pages.length ?? 0);
-    if (process.env.FTS_COST_DUMP) fs.appendFileSync(process.env.FTS_COST_DUMP, `${JSON.stringify({ total, terms: gone.size, segments: before.segments, l0: l0.at(-1), kind, lookups: lookups!.at(-1), commit: commit!.at(-1), walPages: Math.round(walPages() - wal0), cpu: (process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000 })}\n`);
+    l0.push(before.levels[0]?.segments.length ?? 0);
+    if (process.env.FTS_COST_DUMP) fs.appendFileSync(process.env.FTS_COST_DUMP, `${JSON.stringify({ total, terms: gone.size, segments: segmentCount(before), l0: l0.at(-1), kind, lookups: lookups!.at(-1), commit: commit!.at(-1), walPages: Math.round(walPages() - wal0), cpu: (process.cpuUsage(cpu0).user + process.cpuUsage(cpu0).system) / 1000 })}\n`);
   }
   console.log(`${rows.length} edits; distinct words per recording ${spread(terms).replace(/ ms$/, '')}`);
   for (const [name, xs] of Object.entries(parts)) console.log(`  ${name}: ${spread(xs)}`);

@@ -190,17 +190,8 @@ describe('FTS upkeep', () => {
     const usual = compactedThenWritten();
     const top = largestLevel(fold.structure());
     // FTS5's 'merge' alone, with usermerge 4: the policy before the fold.
-    const plain = usual.core.db.prepare(RecordingStore.MERGE_SQL);
-    const changes = usual.core.db.prepare('SELECT total_changes()').pluck();
     const settleUsual = () => {
-      for (let n = 0; n < 1000; n++) {
-        const worked = usual.core.writer.write(() => {
-          const c = changes.get() as number;
-          plain.run(SLICE_PAGES);
-          return (changes.get() as number) - c >= 2;
-        });
-        if (!worked) return;
-      }
+      for (let n = 0; n < 1000 && usual.core.writer.write(() => usual.recordings.store.ftsMerge(SLICE_PAGES)); n++);
     };
     let withFold = 0;
     let without = 0;
