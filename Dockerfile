@@ -60,6 +60,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 # --max-semi-space-size=16: the main thread's young generation as Node 20 sizes it. Node 24 lets its
 # semi-spaces grow further under steady searching: on a library of 1,000,000, 8 s each of three
 # searches at 32 connections took the server to 286 MB RSS with Node 24's default against 184 MB
-# with 16 MB, at the same throughput (bench/results-notes.md, 2026-11-27). Worker threads set
-# their own (src/worker-thread.ts).
+# with 16 MB, at the same throughput (bench/results-notes.md, 2026-11-27). On Node 24 the flag
+# costs the start nothing; `npm start` (Node 20) goes without it (src/worker-thread.ts,
+# mainThreadNodeFlags). Worker threads set their own.
 CMD ["node", "--max-semi-space-size=16", "dist/reclib.cjs", "serve"]

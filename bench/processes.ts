@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LoadResult, LoadSpec } from './load';
-import { MAIN_SEMI_SPACE_MB } from '../src/worker-thread';
+import { mainThreadNodeFlags } from '../src/worker-thread';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const SERVER_CORE = '0';
@@ -47,8 +47,8 @@ function startPinned(core: string, args: string[], ready: RegExp): Promise<Serve
   });
 }
 
-/** The main thread's V8 flags `npm start` and the Docker image pass (package.json, Dockerfile); the baseline gets them too. */
-export const SERVER_NODE_FLAGS = [`--max-semi-space-size=${MAIN_SEMI_SPACE_MB}`];
+/** The main thread's V8 flags on this Node: none on Node 20 (`npm start`), the Docker image's on Node 22 and later (src/worker-thread.ts); the baseline gets them too. */
+export const SERVER_NODE_FLAGS = mainThreadNodeFlags();
 
 /** `node dist/reclib.cjs serve` on `db` as `npm start` runs it, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
 export function startServer(db: string, cpuProfDir?: string, extraArgs: string[] = []): Promise<Served> {

@@ -15,17 +15,28 @@ import { SQLITE_BUILD_ENV, sqliteBuild } from './db/sqlite';
  * 2026-11-26), the server's peak RSS was 204-221 MB with 16 against 224-237 MB without a cap, and
  * CPU per create the same in interleaved runs; 6 took the peak to 199-216 MB but cost 15% more CPU
  * per create (objects waiting for their group commit outlived 2 MB semi-spaces). The main
- * thread's own is set by V8 at the process's start, before any of our code runs: node's
- * --max-semi-space-size, which `npm start` and the Docker image pass (MAIN_SEMI_SPACE_MB).
+ * thread's own is set by V8 at the process's start, before any of our code runs
+ * (MAIN_SEMI_SPACE_MB).
  */
 export const THREAD_YOUNG_GENERATION_MB = 16;
 
 /**
- * The main thread's semi-space cap, MB (`--max-semi-space-size` in package.json's start script and
- * the Dockerfile's CMD): Node 20's default. Node 24's lets the young generation grow ~100 MB more
- * under steady searching (286 against 184 MB RSS at 1,000,000, same throughput).
+ * The main thread's semi-space cap, MB: Node 20's default. Node 24's lets the young generation
+ * grow ~100 MB more under steady searching (286 against 184 MB RSS at 1,000,000, same
+ * throughput), so there node must be started with `--max-semi-space-size` (mainThreadNodeFlags).
  */
 export const MAIN_SEMI_SPACE_MB = 16;
+
+/**
+ * The flags node must be started with for the main thread's young generation to be
+ * MAIN_SEMI_SPACE_MB: none on Node 20 (`npm start`), where it is V8's default and naming it costs a
+ * start ~15 ms (V8 then refuses the compiled code of Node's own modules, which was made with other
+ * flags: bench/results-notes.md, 2026-11-29); `--max-semi-space-size` on Node 22 and later (the
+ * Docker image's CMD, on Node 24, where the flag costs the start nothing).
+ */
+export function mainThreadNodeFlags(nodeVersion: string = process.versions.node): string[] {
+  return Number(nodeVersion.split('.')[0]) >= 22 ? [`--max-semi-space-size=${MAIN_SEMI_SPACE_MB}`] : [];
+}
 
 /**
  * `callerUrl`: the caller's import.meta.url, which tells the bundle from the sources. The new thread

@@ -145,7 +145,7 @@ describe('the bundle with its cache', () => {
     assert.match(debugLines(healed.stderr).join('\n'), /^RECLIB \d+: code cache used/);
   });
 
-  it('keeps one for each way of starting a build: the server with npm start\'s flag and the CLI without do not remove each other\'s', async () => {
+  it('keeps one for each way of starting a build: the server with the Docker image\'s flag and the CLI without do not remove each other\'s', async () => {
     const dir = fresh();
     const env = { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' };
     const said = (r: { stderr: string }) => debugLines(r.stderr).map((l) => l.replace(/^RECLIB \d+: /, '').replace(/: .*/, ''));
@@ -216,8 +216,8 @@ describe('the bundle with its cache', () => {
     const dir = fresh();
     const copy = installCopy(fresh());
     execFileSync(process.execPath, [path.join(ROOT, 'scripts/warm-code-cache.mjs'), copy], { env: cleanEnv({ NODE_COMPILE_CACHE: dir }) });
-    // npm start's Node flags, as package.json has them.
-    const flags = /^node (.*) dist\/reclib\.cjs serve$/.exec(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start)![1]!.split(' ');
+    // npm start's Node flags, as package.json has them (`node [flags] dist/reclib.cjs serve`).
+    const flags = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1, -2);
     const first = await runCli(['--version'], { env: { NODE_COMPILE_CACHE: dir, NODE_DEBUG: 'reclib' }, bundle: path.join(copy, 'reclib.cjs'), nodeArgs: flags });
     assert.equal(first.code, 0, first.stderr);
     assert.match(debugLines(first.stderr).join('\n'), /^RECLIB \d+: code cache used/);
