@@ -23,7 +23,14 @@ import type { IndexedText } from './index-change';
 
 /** What a word is made of, to the search: letters, numbers, marks, private use (a character class's body, for RegExp). */
 export const WORD_CLASS = '\\p{L}\\p{N}\\p{M}\\p{Co}';
-const WORD_SEPARATORS = new RegExp(`[^${WORD_CLASS}]+`, 'u');
+/**
+ * The patterns of word characters, made at their first use rather than at every start: the
+ * Unicode property classes cost ~1 ms to build there. `separators` splits a text into words,
+ * `char` is one word character, `run` a run of them from lastIndex (sticky).
+ */
+let wordPatterns: { separators: RegExp; char: RegExp; run: RegExp } | undefined;
+const words = () =>
+  (wordPatterns ??= { separators: new RegExp(`[^${WORD_CLASS}]+`, 'u'), char: new RegExp(`^[${WORD_CLASS}]$`, 'u'), run: new RegExp(`[${WORD_CLASS}]*`, 'uy') });
 const NON_ASCII = /[^\x00-\x7f]/;
 const MARKS = /\p{M}/gu;
 const ASCII_START = /^[a-z0-9]/;
@@ -51,7 +58,7 @@ function asciiTokens(text: string): string[] | null {
 
 /** The words of a text as the search sees them: lower-cased runs of letters, numbers and marks. */
 export function textWords(text: string): string[] {
-  return text.toLowerCase().split(WORD_SEPARATORS).filter((w) => w !== '');
+  return text.toLowerCase().split(words().separators).filter((w) => w !== '');
 }
 
 /** A word with its diacritics removed ("café" → "cafe"); ASCII words are returned as they are. */
@@ -70,14 +77,10 @@ export function formsOf(...texts: string[]): Set<string> {
   return forms;
 }
 
-const WORD_CHAR = new RegExp(`^[${WORD_CLASS}]$`, 'u');
-/** A run of word characters, from lastIndex (sticky). */
-const WORD_RUN = new RegExp(`[${WORD_CLASS}]*`, 'uy');
-
-/** Whether a code point is part of a word (not matched by WORD_SEPARATORS). */
+/** Whether a code point is part of a word (not matched by the separators). */
 function isWordCode(code: number): boolean {
   if (code < 0x80) return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
-  return WORD_CHAR.test(String.fromCodePoint(code));
+  return words().char.test(String.fromCodePoint(code));
 }
 
 /** Whether the code point ending just before index `i` of `t` (a surrogate pair read whole) is part of a word; false at the start. */
@@ -108,9 +111,10 @@ function hasWord(lower: string, form: string): boolean {
   while (at !== -1) {
     const end = at + form.length;
     if (!wordBefore(lower, at) && !wordAt(lower, end)) return true;
-    WORD_RUN.lastIndex = end;
-    WORD_RUN.exec(lower);
-    at = lower.indexOf(form, Math.max(WORD_RUN.lastIndex, end));
+    const run = words().run;
+    run.lastIndex = end;
+    run.exec(lower);
+    at = lower.indexOf(form, Math.max(run.lastIndex, end));
   }
   return false;
 }
@@ -139,7 +143,7 @@ export class WitnessText {
   }
 
   has(form: string): boolean {
-    if (this.forms === undefined && this.budget > 0 && form !== '' && !WORD_SEPARATORS.test(form)) {
+    if (this.forms === undefined && this.budget > 0 && form !== '' && !words().separators.test(form)) {
       this.budget -= this.lower[0].length + this.lower[1].length + 2;
       if (hasWord(this.lower[0], form) || hasWord(this.lower[1], form)) return true;
       this.ascii ??= !NON_ASCII.test(this.text.title) && !NON_ASCII.test(this.text.transcript);
