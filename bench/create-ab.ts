@@ -2,7 +2,7 @@
 // creates (or, with `--shape get`, gets by id of the corpus's recordings) through builds of the
 // server side by side. Each DIR holds a build (a copy of dist/, e.g.
 // `cp -r dist /tmp/before` before a change; a DIR inside the checkout finds node_modules and
-// schema.sql as dist/ does); `DIR:--flag,--flag` adds node flags to that one (after npm start's).
+// schema.sql as dist/ does); `DIR:--flag,--flag` adds node flags to that one (after SERVER_NODE_FLAGS).
 // In each round every build serves, in turn, on a fresh copy of the cached corpus (bench/.cache,
 // seeded by `npm run bench`), pinned to core 0: 2 s of warm-up, then `--seconds` of creates of the
 // shape's bodies at 32 connections from core 1. Printed per run and as medians per build: requests/s

@@ -47,10 +47,10 @@ function startPinned(core: string, args: string[], ready: RegExp): Promise<Serve
   });
 }
 
-/** The main thread's V8 flags on this Node: none on Node 20 (`npm start`), the Docker image's on Node 22 and later (src/worker-thread.ts); the baseline gets them too. */
+/** The main thread's V8 flags on this Node (src/worker-thread.ts): none on Node 20, as `npm start` runs it; the Docker image's on Node 22 and later, as the README says to start it there. The baseline gets them too. */
 export const SERVER_NODE_FLAGS = mainThreadNodeFlags();
 
-/** `node dist/reclib.cjs serve` on `db` as `npm start` runs it, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
+/** `node dist/reclib.cjs serve` on `db` with SERVER_NODE_FLAGS, rate limit off, optionally writing a CPU profile on exit; `extraArgs` go to serve. */
 export function startServer(db: string, cpuProfDir?: string, extraArgs: string[] = []): Promise<Served> {
   const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   return startPinned(

@@ -86,7 +86,7 @@ export function cacheFileName(file: string, text: Buffer): CacheName & { name: s
   const prefix = `${path.basename(file)}-${hash(path.resolve(file))}-`;
   const build = `${prefix}${hash(text)}-`;
   // V8 refuses code compiled with other flags: Node's flags are part of the name, so that two ways
-  // of starting (npm start's flag, a CLI command without it) keep a file each.
+  // of starting (the Docker image's flag, a CLI command without it) keep a file each.
   const runtime = hash([process.version, process.arch, process.execArgv.join(' '), process.env.NODE_OPTIONS ?? ''].join('\0'));
   return { prefix, build, name: `${build}${runtime}.bin` };
 }

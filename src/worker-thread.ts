@@ -29,10 +29,11 @@ export const MAIN_SEMI_SPACE_MB = 16;
 
 /**
  * The flags node must be started with for the main thread's young generation to be
- * MAIN_SEMI_SPACE_MB: none on Node 20 (`npm start`), where it is V8's default and naming it costs a
- * start ~15 ms (V8 then refuses the compiled code of Node's own modules, which was made with other
- * flags: bench/results-notes.md, 2026-11-29); `--max-semi-space-size` on Node 22 and later (the
- * Docker image's CMD, on Node 24, where the flag costs the start nothing).
+ * MAIN_SEMI_SPACE_MB. None on Node 20 (`npm start`): 16 MB is V8's default there, and naming it
+ * costs each start ~15 ms, since V8 then refuses the code Node compiled its own modules into
+ * (made with other flags) and compiles them again (bench/results-notes.md, 2026-11-29).
+ * `--max-semi-space-size` on Node 22 and later (the Docker image's CMD). Measured on Node 24,
+ * where the flag costs the start nothing; Node 22 is assumed to be alike.
  */
 export function mainThreadNodeFlags(nodeVersion: string = process.versions.node): string[] {
   return Number(nodeVersion.split('.')[0]) >= 22 ? [`--max-semi-space-size=${MAIN_SEMI_SPACE_MB}`] : [];

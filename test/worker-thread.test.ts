@@ -3,11 +3,11 @@
 // And they are told which better-sqlite3 build the process uses (src/db/sqlite.ts): two copies of
 // SQLite in one process on one file can corrupt it.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import type { ResourceLimits } from 'node:worker_threads';
 import { sqliteBuild } from '../src/db/sqlite';
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import { MAIN_SEMI_SPACE_MB, mainThreadNodeFlags, startModuleWorker, THREAD_YOUNG_GENERATION_MB } from '../src/worker-thread';
 
 describe('startModuleWorker', () => {

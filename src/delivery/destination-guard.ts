@@ -41,7 +41,7 @@ export class DestinationBlockedError extends Error {
 // in the library's tables cannot silently reopen what the contract names, and to cover ::/96
 // (IPv4-compatible addresses), which ipaddr.js calls unicast. Parsed at the first check, not at
 // every start (~2 ms of it).
-const ALWAYS_DENIED_CIDRS = [
+const ALWAYS_DENIED_CIDRS: readonly string[] = [
   '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
   '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15',
   '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
@@ -50,6 +50,7 @@ const ALWAYS_DENIED_CIDRS = [
   'ff00::/8',
 ];
 let alwaysDenied: readonly IpRange[] | undefined;
+const deniedRanges = (): readonly IpRange[] => (alwaysDenied ??= ALWAYS_DENIED_CIDRS.map((cidr) => ipaddr.parseCIDR(cidr)));
 
 const withoutTrailingDot = (name: string): string => (name.endsWith('.') ? name.slice(0, -1) : name);
 const normaliseHostname = (name: string): string => withoutTrailingDot(name.toLowerCase());
@@ -124,7 +125,7 @@ const isRangeListed = (ip: Ip, allow: AllowList): boolean => allow.ranges.some((
 
 /** Public unicast: the only addresses reachable without an allow-list entry. */
 function isPublicIp(ip: Ip): boolean {
-  return ip.range() === 'unicast' && !(alwaysDenied ??= ALWAYS_DENIED_CIDRS.map((cidr) => ipaddr.parseCIDR(cidr))).some((range) => inRange(ip, range));
+  return ip.range() === 'unicast' && !deniedRanges().some((range) => inRange(ip, range));
 }
 
 function parseAnyIp(address: string): Ip | null {
