@@ -83,13 +83,18 @@ export function decodeFtsStructure(block: Uint8Array): FtsStructure {
   return { writeCounter, levels };
 }
 
-/** The structure record's block (none before the table's first write). */
-export const FTS_STRUCTURE_SQL = 'SELECT block FROM recordings_fts_data WHERE id = 10';
+/** The query for the structure record's block of FTS5 table `table` (none before its first write). */
+const structureSql = (table: string): string => `SELECT block FROM ${table}_data WHERE id = 10`;
+
+/** The structure record's block of the search index. */
+export const FTS_STRUCTURE_SQL = structureSql('recordings_fts');
 
 /** The structure of a record read with FTS_STRUCTURE_SQL: no levels where there is none. */
 export const structureOf = (block: Uint8Array | undefined): FtsStructure => (block ? decodeFtsStructure(block) : { writeCounter: 0, levels: [] });
 
-export const readFtsStructure = (db: Database.Database): FtsStructure => structureOf(db.prepare(FTS_STRUCTURE_SQL).pluck().get() as Buffer | undefined);
+/** The structure of FTS5 table `table` (the search index unless named), on a connection without a RecordingStore (the bench, tests). */
+export const readFtsStructure = (db: Database.Database, table = 'recordings_fts'): FtsStructure =>
+  structureOf(db.prepare(structureSql(table)).pluck().get() as Buffer | undefined);
 
 export const segmentCount = (s: FtsStructure): number => s.levels.reduce((n, l) => n + l.segments.length, 0);
 

@@ -135,12 +135,14 @@ describe('FTS upkeep', () => {
     };
     /** Leaf pages per level, as FTS5's structure has them. */
     const levels = () => structure().levels.map((l) => l.segments.map((s) => s.pages));
+    /** FTS5's usermerge as the table keeps it (the fold sets 2 for one statement only). */
+    const usermerge = () => core.db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get();
     const check = () => {
       integrityCheck(core.db);
       assert.equal(matches(core.db, 'alpha').length, k);
-      assert.equal(core.db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get(), 4, 'usermerge is 4 again after every fold');
+      assert.equal(usermerge(), 4, 'usermerge is 4 again after every fold');
     };
-    return { core, recordings, write, settle, levels, structure, largest, check };
+    return { core, recordings, write, settle, levels, structure, largest, check, usermerge };
   };
 
   it('idle merging folds the small levels below the largest segment into one, which usermerge 4 left as they were', () => {
@@ -173,7 +175,7 @@ describe('FTS upkeep', () => {
   });
 
   it('a fold on a full disk fails as a full disk (writes answer 503), not as a savepoint the failure took with it', () => {
-    const { core, write, structure, recordings } = compactedThenWritten();
+    const { core, write, structure, recordings, usermerge } = compactedThenWritten();
     write(3);
     const before = JSON.stringify(structure());
     core.db.exec('VACUUM'); // no free pages left for the merge to use
@@ -182,7 +184,7 @@ describe('FTS upkeep', () => {
     assert.equal(core.writer.health.status?.failing, 'disk_full');
     assert.equal(core.db.inTransaction, false);
     assert.equal(JSON.stringify(structure()), before, 'nothing of the slice kept');
-    assert.equal(core.db.prepare("SELECT v FROM recordings_fts_config WHERE k = 'usermerge'").pluck().get(), 4);
+    assert.equal(usermerge(), 4);
   });
 
   it('bursts of writes and quiet spells, over and over: fewer segments than usermerge 4 alone leaves, and the largest rewritten only by usermerge 4', () => {

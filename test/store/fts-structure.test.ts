@@ -2,13 +2,8 @@
 // merge, and when a slice went further than that), on hand-made records.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type Database from 'better-sqlite3';
 import { openSqlite } from '../../src/db/sqlite';
-import { decodeFtsStructure, FTS_STRUCTURE_SQL, foldMayMerge, foldOverstepped, largestLevel, nextMergeLevel, segmentCount, type FtsSegment, type FtsStructure } from '../../src/store/fts-structure';
-
-/** The structure of a plain FTS5 table named t. */
-const readFtsStructureOf = (db: Database.Database): FtsStructure =>
-  decodeFtsStructure(db.prepare(FTS_STRUCTURE_SQL.replace('recordings_fts_data', 't_data')).pluck().get() as Buffer);
+import { decodeFtsStructure, foldMayMerge, foldOverstepped, largestLevel, nextMergeLevel, readFtsStructure, segmentCount, type FtsSegment, type FtsStructure } from '../../src/store/fts-structure';
 
 /** SQLite's varint: 7 bits a byte, high bit set on all but the last, the ninth byte whole. */
 function varint(n: number): number[] {
@@ -88,7 +83,7 @@ describe('the fold', () => {
   it('agrees with FTS5 on a real table: the level it predicts is the level FTS5 merged', () => {
     const db = openSqlite(':memory:');
     db.exec("CREATE VIRTUAL TABLE t USING fts5(x); INSERT INTO t (t, rank) VALUES ('automerge', 0); INSERT INTO t (t, rank) VALUES ('crisismerge', 64)");
-    const read = () => readFtsStructureOf(db);
+    const read = () => readFtsStructure(db, 't');
     let n = 0;
     const write = (k: number) => {
       for (let i = 0; i < k; i++, n++) db.prepare('INSERT INTO t (x) VALUES (?)').run(`w${n} ${'filler '.repeat(n % 50)}`);
